@@ -1,0 +1,472 @@
+"""Configurations of the Newton couplers: named solver entries and their coupling interfaces.
+
+These classes are pure data. :func:`~isaaclab_contrib.coupling.resolve_entries` turns them into
+index lists over a finalized ``newton.Model`` and :func:`~isaaclab_contrib.coupling.build_coupled_solver`
+into Newton's ``SolverCoupledADMM`` / ``SolverCoupledProxy``. ``validate()`` checks everything that
+does not need a model; errors name the config class, the entry and the field.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Callable
+from typing import Any, Literal
+
+from isaaclab_contrib.physics.collision_cfg import NewtonCollisionPipelineCfg
+from isaaclab_contrib.physics.model_cfg import NewtonModelCfg
+from isaaclab_contrib.physics.solver_cfg import NewtonModelSolverCfg, NewtonSolverCfg
+from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
+
+__all__ = [
+    "CouplerAdmmCfg",
+    "CouplerCfg",
+    "CouplerEntryCfg",
+    "CouplerProxyCfg",
+    "CouplerProxyMappingCfg",
+]
+
+PROXY_MAX_ENTRIES = 2
+"""Newton 1.8's proxy coupler couples at most this many entries."""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _check_regex_list(value: Any, where: str) -> None:
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{where} must be a list of regex strings, got {type(value).__name__}")
+    for i, pattern in enumerate(value):
+        if not isinstance(pattern, str):
+            raise TypeError(f"{where}[{i}] must be a regex string, got {type(pattern).__name__}")
+        try:
+            re.compile(pattern)
+        except re.error as err:
+            raise ValueError(f"{where}[{i}]={pattern!r} is not a valid regular expression: {err}") from err
+
+
+def _check_index_list(value: Any, where: str) -> None:
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{where} must be a list of integer indices, got {type(value).__name__}")
+    for i, index in enumerate(value):
+        if not _is_int(index):
+            raise TypeError(f"{where}[{i}] must be an integer index, got {type(index).__name__}")
+        if index < 0:
+            raise ValueError(f"{where}[{i}]={index} must be >= 0")
+    if len(set(value)) != len(value):
+        raise ValueError(f"{where} lists an index more than once")
+
+
+def _check_number(value: Any, where: str, *, low: float | None = None, strict: bool = False, high: float | None = None):
+    if not _is_real(value):
+        raise TypeError(f"{where} must be a number, got {type(value).__name__}")
+    if not math.isfinite(float(value)):
+        raise ValueError(f"{where} must be finite, got {value!r}")
+    if low is not None and (value <= low if strict else value < low):
+        raise ValueError(f"{where} must be {'>' if strict else '>='} {low}, got {value!r}")
+    if high is not None and value > high:
+        raise ValueError(f"{where} must be <= {high}, got {value!r}")
+
+
+def _check_positive_int(value: Any, where: str) -> None:
+    if not _is_int(value):
+        raise TypeError(f"{where} must be an integer, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{where} must be >= 1, got {value}")
+
+
+@configclass
+class CouplerEntryCfg:
+    """One named sub-solver and the part of the model it owns.
+
+    Bodies are chosen by regexes matched against full Newton body labels; a match also takes
+    every body below the matched path (``/World/envs/env_.*/Robot`` selects all robot links).
+    Joints and shapes attached to the selected bodies follow by default; more shapes can be
+    selected by label, and particles by index.
+    """
+
+    name: str = MISSING
+    """Unique entry name; coupling interfaces refer to the entry by it."""
+    solver_cfg: NewtonSolverCfg = MISSING
+    """Configuration of this entry's Newton solver (e.g. :class:`~isaaclab_contrib.physics.VBDSolverCfg`)."""
+    bodies: list[str] = []
+    """Regexes over full body labels; each selects the matching bodies and every body below them."""
+    particles: list[int] = []
+    """Parent-model particle indices owned by this entry."""
+    all_particles: bool = False
+    """Own every particle of the model (then :attr:`particles` must be empty)."""
+    include_child_joints: bool = True
+    """Own a joint when its child body is selected and its parent is the world or selected by this entry."""
+    include_body_shapes: bool = True
+    """Own the shapes attached to the selected bodies."""
+    include_static_shapes: bool = False
+    """Own every static shape (body index -1), such as the ground plane. Newton shows static shapes
+    only to entries that own no shapes, so an entry with bodies needs this to collide with the ground."""
+    shape_label_patterns: list[str] = []
+    """Regexes matched (full match) against shape labels for additional shape ownership."""
+    substeps: int = 1
+    """Equal substeps this entry runs inside one coupled step [count]."""
+    in_place: bool = False
+    """Step in place (input and output state are the same buffer). Only for solvers whose stepping
+    contract allows it, such as implicit MPM, which requires it."""
+
+    def validate(self, owner: str = "CouplerEntryCfg") -> None:
+        """Check the entry without a model. *owner* prefixes error messages."""
+        check_missing(self)
+        where = owner
+        if not isinstance(self.name, str):
+            raise TypeError(f"{where}.name must be a string, got {type(self.name).__name__}")
+        if not self.name.strip():
+            raise ValueError(f"{where}.name must be a non-empty string")
+        where = f"{owner}[{self.name!r}]"
+        solver_cfg = self.solver_cfg
+        if isinstance(solver_cfg, CouplerCfg):
+            raise TypeError(
+                f"{where}.solver_cfg is a {type(solver_cfg).__name__}: couplers cannot be nested as an entry's "
+                "solver. Give the entry a single-solver config (SteelSolverCfg, VBDSolverCfg, ...) and list the "
+                "nested coupler's entries directly."
+            )
+        if not isinstance(solver_cfg, NewtonSolverCfg):
+            raise TypeError(
+                f"{where}.solver_cfg must be a NewtonSolverCfg subclass instance, got {type(solver_cfg).__name__}"
+            )
+        if not type(solver_cfg).solver_class_path:
+            raise ValueError(
+                f"{where}.solver_cfg: {type(solver_cfg).__name__} names no Newton solver and cannot be a coupled "
+                "entry; use a concrete solver config such as SteelSolverCfg or VBDSolverCfg."
+            )
+        if type(solver_cfg).coupled_entry_support is not None:
+            raise ValueError(
+                f"{where}.solver_cfg: {type(solver_cfg).__name__} cannot be a coupled entry: "
+                f"{type(solver_cfg).coupled_entry_support}"
+            )
+        _check_regex_list(self.bodies, f"{where}.bodies")
+        _check_index_list(self.particles, f"{where}.particles")
+        _check_regex_list(self.shape_label_patterns, f"{where}.shape_label_patterns")
+        for flag in (
+            "all_particles",
+            "include_child_joints",
+            "include_body_shapes",
+            "include_static_shapes",
+            "in_place",
+        ):
+            if not isinstance(getattr(self, flag), bool):
+                raise TypeError(f"{where}.{flag} must be a bool, got {type(getattr(self, flag)).__name__}")
+        if self.all_particles and self.particles:
+            raise ValueError(f"{where}: set either all_particles=True or particles, not both")
+        _check_positive_int(self.substeps, f"{where}.substeps")
+        if type(solver_cfg).requires_in_place and not self.in_place:
+            raise ValueError(
+                f"{where}.in_place must be True: {type(solver_cfg).__name__} steps input and output state in "
+                "place (its stepping contract requires identical states)."
+            )
+        if self.in_place and not type(solver_cfg).supports_in_place:
+            raise ValueError(
+                f"{where}.in_place=True, but {type(solver_cfg).__name__} does not support stepping in place; "
+                "leave in_place=False."
+            )
+
+
+@configclass
+class CouplerCfg(NewtonModelSolverCfg):
+    """Base configuration of a Newton experimental coupled solver.
+
+    Each body, particle, joint and shape belongs to at most one entry; unassigned elements stay
+    outside every nested solver. Use :class:`CouplerAdmmCfg` or :class:`CouplerProxyCfg`.
+    """
+
+    class_type: type | str = "isaaclab_contrib.coupling.coupler:NewtonCouplerManager"
+    """Manager class that runs the coupled simulation, as a class or a ``"module:Class"`` string."""
+    solver_type: str = "coupled"
+    """Solver type metadata (deprecated): dispatch uses :attr:`class_type`; setting it warns."""
+    model_cfg: NewtonModelCfg | None = None
+    """Global Newton model parameters applied after builder finalization."""
+    entries: list[CouplerEntryCfg] = []
+    """Ordered named sub-solver entries and their ownership selectors."""
+
+    def validate(self) -> None:
+        """Check everything that does not need a model; raise ``TypeError`` / ``ValueError``."""
+        cls = type(self).__name__
+        check_missing(self)
+        if not isinstance(self.entries, (list, tuple)):
+            raise TypeError(f"{cls}.entries must be a list of CouplerEntryCfg, got {type(self.entries).__name__}")
+        if not self.entries:
+            raise ValueError(f"{cls}.entries is empty: a coupler needs at least one entry")
+        names: list[str] = []
+        for i, entry in enumerate(self.entries):
+            if not isinstance(entry, CouplerEntryCfg):
+                raise TypeError(f"{cls}.entries[{i}] must be a CouplerEntryCfg, got {type(entry).__name__}")
+            entry.validate(owner=f"{cls}.entries")
+            if entry.name in names:
+                raise ValueError(f"{cls}.entries: entry name {entry.name!r} is used more than once")
+            names.append(entry.name)
+        if self.model_cfg is not None:
+            if not isinstance(self.model_cfg, NewtonModelCfg):
+                raise TypeError(f"{cls}.model_cfg must be a NewtonModelCfg or None")
+            self.model_cfg.validate()
+
+    def entry_names(self) -> list[str]:
+        """Entry names in stepping order."""
+        return [entry.name for entry in self.entries]
+
+
+@configclass
+class CouplerProxyMappingCfg:
+    """One directed virtual-proxy mapping: source bodies/particles mirrored into a destination entry."""
+
+    source: str = MISSING
+    """Name of the entry that owns the source bodies and particles."""
+    destination: str = MISSING
+    """Name of the entry that receives them as proxies."""
+    bodies: list[str | int] = []
+    """Source bodies exposed as proxies: regexes with :attr:`CouplerEntryCfg.bodies` semantics
+    (only bodies with collidable shapes are kept) or raw Newton body ids. After a successful
+    build the list holds only the resolved integer ids."""
+    particles: list[int] = []
+    """Source particle indices exposed as proxies."""
+    mode: Literal["lagged", "staggered"] = "lagged"
+    """``"lagged"``: sync source begin poses and end velocities; ``"staggered"``: end poses and velocities."""
+    mass_scale: float = 1.0
+    """Scale of proxy body mass/inertia and particle mass in the destination view [dimensionless]."""
+    collide_interval: int | None = None
+    """Proxy-local collision refresh interval [coupled steps]; ``None`` refreshes every pass.
+    An explicit value requires :attr:`collision_pipeline`."""
+    collision_pipeline: NewtonCollisionPipelineCfg | Callable[[Any], Any] | None = None
+    """Pipeline (config or ``factory(ModelView)``) detecting destination proxy contacts;
+    ``None`` (or a factory returning ``None``) passes the shared outer contacts."""
+    proxy_relaxation: float = 1.0
+    """Relaxation of the lagged feedback update [dimensionless]; < 1 under-relaxes."""
+    proxy_relaxation_mode: Literal["fixed", "aitken"] = "fixed"
+    """``"fixed"`` uses :attr:`proxy_relaxation`; ``"aitken"`` adapts it from feedback residuals."""
+    proxy_relaxation_min: float = 0.1
+    """Lower bound of the Aitken relaxation factor [dimensionless]."""
+    proxy_relaxation_max: float = 1.0
+    """Upper bound of the Aitken relaxation factor [dimensionless]."""
+
+    def validate(self, owner: str = "CouplerProxyMappingCfg") -> None:
+        """Check the mapping without a model."""
+        check_missing(self)
+        for name in ("source", "destination"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{owner}.{name} must be an entry name string")
+        if self.source == self.destination:
+            raise ValueError(f"{owner}: source and destination are both {self.source!r}; they must differ")
+        if not isinstance(self.bodies, (list, tuple)):
+            raise TypeError(f"{owner}.bodies must be a list of regex strings or body ids")
+        for i, selector in enumerate(self.bodies):
+            if isinstance(selector, str):
+                _check_regex_list([selector], f"{owner}.bodies[{i}]")
+            elif _is_int(selector):
+                if selector < 0:
+                    raise ValueError(f"{owner}.bodies[{i}]={selector} must be >= 0")
+            else:
+                raise TypeError(
+                    f"{owner}.bodies[{i}] must be a regex string or a body id, got {type(selector).__name__}"
+                )
+        _check_index_list(self.particles, f"{owner}.particles")
+        if not self.bodies and not self.particles:
+            raise ValueError(f"{owner}: a proxy mapping needs at least one body or particle")
+        if self.mode not in ("lagged", "staggered"):
+            raise ValueError(f"{owner}.mode must be 'lagged' or 'staggered', got {self.mode!r}")
+        _check_number(self.mass_scale, f"{owner}.mass_scale", low=0.0, strict=True)
+        _check_number(self.proxy_relaxation, f"{owner}.proxy_relaxation", low=0.0)
+        if self.proxy_relaxation_mode not in ("fixed", "aitken"):
+            raise ValueError(
+                f"{owner}.proxy_relaxation_mode must be 'fixed' or 'aitken', got {self.proxy_relaxation_mode!r}"
+            )
+        _check_number(self.proxy_relaxation_min, f"{owner}.proxy_relaxation_min", low=0.0)
+        _check_number(self.proxy_relaxation_max, f"{owner}.proxy_relaxation_max", low=self.proxy_relaxation_min)
+        if self.proxy_relaxation_mode == "aitken" and not (
+            self.proxy_relaxation_min <= self.proxy_relaxation <= self.proxy_relaxation_max
+        ):
+            raise ValueError(
+                f"{owner}.proxy_relaxation={self.proxy_relaxation} must lie in "
+                f"[proxy_relaxation_min, proxy_relaxation_max] for Aitken relaxation"
+            )
+        pipeline = self.collision_pipeline
+        if pipeline is not None and not isinstance(pipeline, NewtonCollisionPipelineCfg) and not callable(pipeline):
+            raise TypeError(f"{owner}.collision_pipeline must be a NewtonCollisionPipelineCfg, a factory or None")
+        if self.collide_interval is not None:
+            _check_positive_int(self.collide_interval, f"{owner}.collide_interval")
+            if pipeline is None:
+                raise ValueError(
+                    f"{owner}.collide_interval={self.collide_interval} needs collision_pipeline: without a proxy "
+                    "pipeline the destination uses the shared outer contacts every pass."
+                )
+
+    def pipeline_factory(self) -> Callable[[Any], Any] | None:
+        """Return the factory Newton calls with the destination ``ModelView`` (or ``None``)."""
+        pipeline = self.collision_pipeline
+        if isinstance(pipeline, NewtonCollisionPipelineCfg):
+            return pipeline.build
+        return pipeline
+
+
+@configclass
+class CouplerProxyCfg(CouplerCfg):
+    """Newton's lagged-impulse virtual-proxy coupling (``SolverCoupledProxy``), at most two entries."""
+
+    solver_type: str = "coupled_proxy"
+    """Solver type metadata (deprecated): dispatch uses :attr:`class_type`; setting it warns."""
+    proxies: list[CouplerProxyMappingCfg] = []
+    """Directed proxy mappings between named entries."""
+    iterations: int = 1
+    """Proxy relaxation passes per coupled step [count]."""
+
+    def validate(self) -> None:
+        """Check entries, proxies and iterations without a model."""
+        super().validate()
+        cls = type(self).__name__
+        if len(self.entries) > PROXY_MAX_ENTRIES:
+            raise ValueError(
+                f"{cls}.entries has {len(self.entries)} entries, but Newton's proxy coupler supports at most "
+                f"{PROXY_MAX_ENTRIES}; merge entries or use CouplerAdmmCfg."
+            )
+        _check_positive_int(self.iterations, f"{cls}.iterations")
+        if not isinstance(self.proxies, (list, tuple)):
+            raise TypeError(f"{cls}.proxies must be a list of CouplerProxyMappingCfg")
+        names = set(self.entry_names())
+        for i, mapping in enumerate(self.proxies):
+            where = f"{cls}.proxies[{i}]"
+            if not isinstance(mapping, CouplerProxyMappingCfg):
+                raise TypeError(f"{where} must be a CouplerProxyMappingCfg, got {type(mapping).__name__}")
+            mapping.validate(owner=where)
+            for field in ("source", "destination"):
+                value = getattr(mapping, field)
+                if value not in names:
+                    raise ValueError(f"{where}.{field}={value!r} is not an entry name; entries: {sorted(names)}")
+
+
+@configclass
+class CouplerAdmmCfg(CouplerCfg):
+    """Newton's linearized ADMM coupling (``SolverCoupledADMM``) of any number of entries.
+
+    Newton's defaults are kept. For stiff rigid-on-cloth contact, raise :attr:`rho`
+    (tens) with a little :attr:`gamma` and :attr:`baumgarte`, and more :attr:`iterations`.
+    """
+
+    solver_type: str = "coupled_admm"
+    """Solver type metadata (deprecated): dispatch uses :attr:`class_type`; setting it warns."""
+    contact_pairs: list[tuple[str, str]] | None = None
+    """Symmetric contact interfaces as ``(entry, entry)`` pairs. ``None`` couples every distinct
+    pair of entries; an empty list disables ADMM contact coupling."""
+    iterations: int = 5
+    """ADMM dual iterations per coupled step [count]."""
+    rho: float = 1.0
+    """ADMM penalty parameter [dimensionless]."""
+    gamma: float = 0.0
+    """Proximal mass scaling [dimensionless]."""
+    baumgarte: float = 0.0
+    """Fraction of position error corrected per step [dimensionless]."""
+    joint_stiffness: float = 1.0e4
+    """Translational cross-solver joint stiffness [N/m]."""
+    joint_damping: float = 0.0
+    """Translational cross-solver joint damping [N*s/m]."""
+    joint_angular_stiffness: float = 1.0e4
+    """Angular cross-solver joint stiffness [N*m/rad]."""
+    joint_angular_damping: float = 0.0
+    """Angular cross-solver joint damping [N*m*s/rad]."""
+    joint_proximal_bodies: bool = True
+    """Keep cross-solver joint neighbours visible as inertial proxies."""
+    joint_proximal_destination_entries: list[str] | None = None
+    """Entries that receive cross-solver joint proximal bodies; ``None`` is symmetric."""
+    joint_proximal_mass_scale: float = 1.0
+    """Mass scale of cross-solver joint proximal bodies [dimensionless]."""
+    rigid_contact_matching: Literal["disabled", "latest", "sticky"] = "disabled"
+    """Frame-to-frame matching of collision-detected rigid contacts."""
+    contact_matching_pos_threshold: float | None = None
+    """Maximum midpoint distance for matching rigid contacts [m]; ``None`` keeps Newton's default."""
+    contact_matching_normal_dot_threshold: float | None = None
+    """Minimum normal dot product for matching rigid contacts [dimensionless]."""
+    contact_matching_force_scale: float = 0.9
+    """Scale of the previous ADMM dual when a rigid contact matches [dimensionless]."""
+    contact_max_triangle_pairs: int | None = None
+    """Triangle-pair capacity of the internal ADMM collision detection [count]; ``None`` keeps Newton's default."""
+    contact_reduction_hashtable_size_factor: float | None = None
+    """Size factor of the internal contact-reduction hash table [dimensionless]; ``None`` keeps Newton's default."""
+
+    def validate(self) -> None:
+        """Check entries, contact pairs and ADMM parameters without a model."""
+        super().validate()
+        cls = type(self).__name__
+        names = set(self.entry_names())
+        _check_positive_int(self.iterations, f"{cls}.iterations")
+        _check_number(self.rho, f"{cls}.rho", low=0.0, strict=True)
+        for name in (
+            "gamma",
+            "baumgarte",
+            "joint_stiffness",
+            "joint_damping",
+            "joint_angular_stiffness",
+            "joint_angular_damping",
+            "contact_matching_force_scale",
+        ):
+            _check_number(getattr(self, name), f"{cls}.{name}", low=0.0)
+        _check_number(self.joint_proximal_mass_scale, f"{cls}.joint_proximal_mass_scale", low=0.0, strict=True)
+        if self.rigid_contact_matching not in ("disabled", "latest", "sticky"):
+            raise ValueError(
+                f"{cls}.rigid_contact_matching must be 'disabled', 'latest' or 'sticky', got {self.rigid_contact_matching!r}"
+            )
+        if self.contact_matching_pos_threshold is not None:
+            _check_number(self.contact_matching_pos_threshold, f"{cls}.contact_matching_pos_threshold", low=0.0)
+        if self.contact_matching_normal_dot_threshold is not None:
+            _check_number(
+                self.contact_matching_normal_dot_threshold,
+                f"{cls}.contact_matching_normal_dot_threshold",
+                low=-1.0,
+                high=1.0,
+            )
+        if self.contact_max_triangle_pairs is not None:
+            _check_positive_int(self.contact_max_triangle_pairs, f"{cls}.contact_max_triangle_pairs")
+        if self.contact_reduction_hashtable_size_factor is not None:
+            _check_number(
+                self.contact_reduction_hashtable_size_factor,
+                f"{cls}.contact_reduction_hashtable_size_factor",
+                low=0.0,
+                strict=True,
+            )
+        if self.joint_proximal_destination_entries is not None:
+            if not isinstance(self.joint_proximal_destination_entries, (list, tuple)):
+                raise TypeError(f"{cls}.joint_proximal_destination_entries must be a list of entry names or None")
+            for i, name in enumerate(self.joint_proximal_destination_entries):
+                if name not in names:
+                    raise ValueError(
+                        f"{cls}.joint_proximal_destination_entries[{i}]={name!r} is not an entry name; "
+                        f"entries: {sorted(names)}"
+                    )
+        if self.contact_pairs is not None:
+            if not isinstance(self.contact_pairs, (list, tuple)):
+                raise TypeError(f"{cls}.contact_pairs must be a list of (entry, entry) tuples or None")
+            seen: set[frozenset[str]] = set()
+            for i, pair in enumerate(self.contact_pairs):
+                where = f"{cls}.contact_pairs[{i}]"
+                if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                    raise TypeError(f"{where} must be a pair (entry_name, entry_name), got {pair!r}")
+                for name in pair:
+                    if not isinstance(name, str):
+                        raise TypeError(f"{where} must hold entry name strings, got {type(name).__name__}")
+                    if name not in names:
+                        raise ValueError(f"{where} names unknown entry {name!r}; entries: {sorted(names)}")
+                if pair[0] == pair[1]:
+                    raise ValueError(
+                        f"{where}=({pair[0]!r}, {pair[1]!r}) names one entry twice; a pair couples two entries"
+                    )
+                key = frozenset(pair)
+                if key in seen:
+                    raise ValueError(
+                        f"{where}: the pair {tuple(pair)!r} is listed more than once (pairs are symmetric)"
+                    )
+                seen.add(key)
+
+    def resolved_contact_pairs(self) -> list[tuple[str, str]]:
+        """Return the contact pairs, expanding ``None`` to every distinct pair of entries."""
+        if self.contact_pairs is None:
+            names = self.entry_names()
+            return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+        return [tuple(pair) for pair in self.contact_pairs]

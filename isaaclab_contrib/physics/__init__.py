@@ -1,0 +1,30 @@
+"""Newton physics configurations: solvers, collision pipeline and model parameters."""
+
+from .collision_cfg import NewtonCollisionPipelineCfg
+from .featherstone_cfg import FeatherstoneSolverCfg
+from .kamino_cfg import KaminoSolverCfg
+from .mjwarp_cfg import MJWarpSolverCfg
+from .model_cfg import NewtonModelCfg
+from .mpm_cfg import MPMSolverCfg
+from .semi_implicit_cfg import SemiImplicitSolverCfg
+from .solver_cfg import NewtonModelSolverCfg, NewtonSolverCfg, SolverConfigError, resolve_class
+from .steel_cfg import SteelSolverCfg
+from .vbd_cfg import VBDSolverCfg
+from .xpbd_cfg import XPBDSolverCfg
+
+__all__ = [
+    "FeatherstoneSolverCfg",
+    "KaminoSolverCfg",
+    "MJWarpSolverCfg",
+    "MPMSolverCfg",
+    "NewtonCollisionPipelineCfg",
+    "NewtonModelCfg",
+    "NewtonModelSolverCfg",
+    "NewtonSolverCfg",
+    "SemiImplicitSolverCfg",
+    "SolverConfigError",
+    "SteelSolverCfg",
+    "VBDSolverCfg",
+    "XPBDSolverCfg",
+    "resolve_class",
+]

@@ -1,0 +1,59 @@
+"""Configuration of :class:`newton.solvers.SolverMuJoCo` (MuJoCo-Warp backend)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from isaaclab_contrib.utils.configclass import configclass
+
+from .solver_cfg import NewtonSolverCfg
+
+__all__ = ["MJWarpSolverCfg"]
+
+
+@configclass
+class MJWarpSolverCfg(NewtonSolverCfg):
+    """Newton's MuJoCo solver on the MuJoCo-Warp backend.
+
+    ``None`` values keep the solver's (or the model's MJCF) setting. With
+    ``use_mujoco_contacts=True`` MuJoCo detects contacts itself and Newton's collision
+    pipeline is not consumed; set it to ``False`` to step on pipeline contacts, which is what
+    a coupled entry that must see shapes selected by the coupler normally wants.
+    As a coupled entry, MuJoCo needs the same selection (bodies, joints, shapes) in every world.
+    """
+
+    solver_class_path: ClassVar[str] = "newton.solvers:SolverMuJoCo"
+
+    njmax: int | None = None
+    """Constraint rows per world [count]."""
+    nconmax: int | None = None
+    """Contacts per world [count]."""
+    iterations: int | None = None
+    """Main solver iterations [count]."""
+    ls_iterations: int | None = None
+    """Line-search iterations [count]."""
+    solver: int | str | None = None
+    """Constraint solver: ``"cg"`` or ``"newton"``."""
+    integrator: int | str | None = None
+    """Integrator: ``"euler"``, ``"rk4"``, ``"implicit"`` or ``"implicitfast"``."""
+    cone: int | str | None = None
+    """Friction cone: ``"pyramidal"`` or ``"elliptic"``."""
+    impratio: float | None = None
+    """Ratio of frictional to normal constraint impedance [dimensionless]."""
+    tolerance: float | None = None
+    """Solver convergence tolerance [dimensionless]."""
+    ls_tolerance: float | None = None
+    """Line-search tolerance [dimensionless]."""
+    use_mujoco_cpu: bool = False
+    """Run MuJoCo's C backend instead of MuJoCo-Warp (debugging only; no graph capture)."""
+    disable_contacts: bool | None = None
+    """Disable all contacts in the MuJoCo model."""
+    use_mujoco_contacts: bool = True
+    """Let MuJoCo detect contacts itself instead of consuming Newton pipeline contacts."""
+    update_data_interval: int | None = None
+    """Synchronize MuJoCo data from Newton state every N steps [steps]."""
+
+    @property
+    def uses_collision_pipeline(self) -> bool:
+        """Pipeline contacts are consumed only when MuJoCo's own collision detection is off."""
+        return not self.use_mujoco_contacts
