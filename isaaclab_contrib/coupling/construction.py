@@ -1,0 +1,238 @@
+"""Construction: resolved entries and solver configs become Newton's coupled solver.
+
+:func:`build_coupled_solver` is usable on its own in a plain Newton loop::
+
+    builder = newton.ModelBuilder()
+    prepare_builder(builder, coupler_cfg)      # custom attributes (call before adding assets)
+    ...                                         # add bodies, cloth, particles
+    finalize_builder(builder, coupler_cfg)     # e.g. VBD colouring (call right before finalize)
+    model = builder.finalize()
+    solver = build_coupled_solver(model, coupler_cfg)
+
+It also neutralizes a Newton 1.8 defect in ``SolverCoupled``'s per-entry shape visibility:
+when an entry's visible shape set is empty (it owns no shape, receives no proxy body with shapes
+and the model has no static shape), Newton returns early and hides *nothing*, so the entry (say a
+particle-only VBD cloth) sees every other entry's shapes as static colliders at their body-local
+transforms and receives phantom contacts against them. The solvers built here hide every shape
+from such an entry, at construction and again after ``notify_model_changed``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import warp as wp
+
+from .coupler_cfg import CouplerAdmmCfg, CouplerCfg, CouplerProxyCfg
+from .ownership import CouplingPlan, resolve_coupling
+
+if TYPE_CHECKING:
+    import newton
+
+__all__ = ["build_coupled_solver", "finalize_builder", "prepare_builder"]
+
+_VISIBILITY_HOOKS = ("_apply_entry_shape_visibility", "_entry_visible_shapes", "_refresh_model_view_overrides")
+
+
+def _hidden_collision_mask() -> int:
+    import newton
+
+    return int(newton.ShapeFlags.COLLIDE_SHAPES | newton.ShapeFlags.COLLIDE_PARTICLES | newton.ShapeFlags.HYDROELASTIC)
+
+
+class _EmptyVisibilityFix:
+    """Mixin over ``SolverCoupled`` subclasses: an entry whose visible shape set is empty sees no shape."""
+
+    def _apply_entry_shape_visibility(self, view, cfg, proxy_body_keep) -> None:
+        super()._apply_entry_shape_visibility(view, cfg, proxy_body_keep)
+        model = self.model
+        if model.shape_count == 0 or model.shape_flags is None or cfg.shapes:
+            return
+        visible_bodies = set(proxy_body_keep) | {int(b) for b in cfg.bodies}
+        if self._entry_visible_shapes(cfg, visible_bodies):
+            return  # Newton hid the other shapes itself.
+        flags = view.shape_flags.numpy().copy()
+        flags &= ~np.asarray(_hidden_collision_mask(), dtype=flags.dtype)
+        view.shape_flags = wp.array(flags, dtype=view.shape_flags.dtype, device=model.device)
+
+
+_SOLVER_CLASSES: dict[str, type] = {}
+
+
+def _coupled_classes() -> tuple[type, type]:
+    """Return the defect-neutralizing subclasses of ``SolverCoupledADMM`` and ``SolverCoupledProxy``."""
+    if not _SOLVER_CLASSES:
+        from newton.solvers.experimental.coupled import SolverCoupled, SolverCoupledADMM, SolverCoupledProxy
+
+        missing = [name for name in _VISIBILITY_HOOKS if not hasattr(SolverCoupled, name)]
+        if missing:
+            raise RuntimeError(
+                f"The installed Newton's SolverCoupled lacks {missing}, which this package overrides to fix entry "
+                "shape visibility. This package supports newton 1.8; install newton==1.8.0."
+            )
+
+        class CoupledSolverADMM(_EmptyVisibilityFix, SolverCoupledADMM):
+            """``SolverCoupledADMM`` whose entries with no visible shape see none (see module docs)."""
+
+        class CoupledSolverProxy(_EmptyVisibilityFix, SolverCoupledProxy):
+            """``SolverCoupledProxy`` whose entries with no visible shape see none (see module docs)."""
+
+        _SOLVER_CLASSES["admm"] = CoupledSolverADMM
+        _SOLVER_CLASSES["proxy"] = CoupledSolverProxy
+    return _SOLVER_CLASSES["admm"], _SOLVER_CLASSES["proxy"]
+
+
+def prepare_builder(builder: newton.ModelBuilder, cfg: CouplerCfg) -> None:
+    """Register every entry solver's custom model attributes on *builder* (before assets are added)."""
+    if not isinstance(cfg, CouplerCfg):
+        raise TypeError(f"prepare_builder expects a CouplerCfg, got {type(cfg).__name__}")
+    cfg.validate()
+    seen: set[type] = set()
+    for entry in cfg.entries:
+        if type(entry.solver_cfg) in seen:
+            continue
+        seen.add(type(entry.solver_cfg))
+        entry.solver_cfg.register_builder_attributes(builder)
+
+
+def finalize_builder(builder: newton.ModelBuilder, cfg: CouplerCfg) -> None:
+    """Apply every entry solver's last builder preparation (e.g. VBD colouring); call right before finalize."""
+    if not isinstance(cfg, CouplerCfg):
+        raise TypeError(f"finalize_builder expects a CouplerCfg, got {type(cfg).__name__}")
+    cfg.validate()
+    for entry in cfg.entries:
+        entry.solver_cfg.prepare_builder_for_finalize(builder)
+
+
+def _check_coupling_interface(cfg: CouplerCfg) -> None:
+    from newton.solvers.experimental.coupled import CouplingInterface
+
+    cls = type(cfg).__name__
+    for entry in cfg.entries:
+        solver_cls = entry.solver_cfg.solver_class()
+        if not issubclass(solver_cls, CouplingInterface):
+            raise ValueError(
+                f"{cls}.entries[{entry.name!r}].solver_cfg: {solver_cls.__name__} cannot be a coupled entry: it does "
+                "not implement Newton's CouplingInterface."
+            )
+        entry.solver_cfg.solver_kwargs()  # raises SolverConfigError (a TypeError) for a stale field
+
+
+def _entry_factory(cfg: CouplerCfg, entry) -> Any:
+    def factory(view):
+        try:
+            return entry.solver_cfg.build_solver(view)
+        except (TypeError, ValueError) as err:
+            raise type(err)(
+                f"{type(cfg).__name__}.entries[{entry.name!r}]: building {type(entry.solver_cfg).__name__} failed: {err}"
+            ) from err
+
+    return factory
+
+
+def build_entries(cfg: CouplerCfg, plan: CouplingPlan) -> list:
+    """Return the ``SolverCoupled.Entry`` list for a resolved plan."""
+    from newton.solvers.experimental.coupled import SolverCoupled
+
+    entries = []
+    for entry in cfg.entries:
+        own = plan.entries[entry.name]
+        entries.append(
+            SolverCoupled.Entry(
+                name=entry.name,
+                solver=_entry_factory(cfg, entry),
+                bodies=tuple(own.bodies),
+                particles=tuple(own.particles),
+                joints=tuple(own.joints),
+                shapes=tuple(own.shapes),
+                substeps=int(entry.substeps),
+                in_place=bool(entry.in_place),
+            )
+        )
+    return entries
+
+
+def build_coupled_solver(
+    model: newton.Model, coupler_cfg: CouplerCfg, *, plan: CouplingPlan | None = None
+) -> newton.solvers.SolverBase:
+    """Resolve *coupler_cfg* over the finalized *model* and return the ready coupled solver.
+
+    Args:
+        model: Finalized Newton model (prepare its builder with :func:`prepare_builder` and
+            :func:`finalize_builder`).
+        coupler_cfg: :class:`CouplerAdmmCfg` or :class:`CouplerProxyCfg`. Its ``model_cfg``, when
+            set, is applied to *model* first. After a successful build, the ``bodies`` of every
+            proxy mapping hold the resolved integer body ids.
+        plan: A plan already resolved from the same model and config (skips re-resolution).
+
+    Returns:
+        A ``SolverCoupledADMM`` or ``SolverCoupledProxy`` (subclasses that hide every shape from an
+        entry with no visible shape; see the module documentation).
+
+    Raises:
+        TypeError: A wrong type in the config, or a solver field the installed Newton does not accept.
+        ValueError: An invalid value; the message names the config class, entry and field.
+    """
+    from newton.solvers.experimental.coupled import SolverCoupledADMM, SolverCoupledProxy
+
+    if not isinstance(coupler_cfg, (CouplerAdmmCfg, CouplerProxyCfg)):
+        raise TypeError(
+            f"build_coupled_solver expects a CouplerAdmmCfg or CouplerProxyCfg, got {type(coupler_cfg).__name__}"
+        )
+    if plan is None:
+        plan = resolve_coupling(model, coupler_cfg)
+    _check_coupling_interface(coupler_cfg)
+    admm_cls, proxy_cls = _coupled_classes()
+    if coupler_cfg.model_cfg is not None:
+        coupler_cfg.model_cfg.apply(model)
+    entries = build_entries(coupler_cfg, plan)
+
+    if isinstance(coupler_cfg, CouplerAdmmCfg):
+        c = coupler_cfg
+        config = SolverCoupledADMM.Config(
+            iterations=c.iterations,
+            rho=float(c.rho),
+            gamma=float(c.gamma),
+            baumgarte=float(c.baumgarte),
+            joint_stiffness=float(c.joint_stiffness),
+            joint_damping=float(c.joint_damping),
+            joint_angular_stiffness=float(c.joint_angular_stiffness),
+            joint_angular_damping=float(c.joint_angular_damping),
+            joint_proximal_bodies=bool(c.joint_proximal_bodies),
+            joint_proximal_destination_entries=(
+                None if c.joint_proximal_destination_entries is None else tuple(c.joint_proximal_destination_entries)
+            ),
+            joint_proximal_mass_scale=float(c.joint_proximal_mass_scale),
+            rigid_contact_matching=c.rigid_contact_matching,
+            contact_matching_pos_threshold=c.contact_matching_pos_threshold,
+            contact_matching_normal_dot_threshold=c.contact_matching_normal_dot_threshold,
+            contact_matching_force_scale=float(c.contact_matching_force_scale),
+            contact_pairs=tuple(SolverCoupledADMM.ContactPair(a, b) for a, b in plan.contact_pairs),
+            contact_max_triangle_pairs=c.contact_max_triangle_pairs,
+            contact_reduction_hashtable_size_factor=c.contact_reduction_hashtable_size_factor,
+        )
+        solver = admm_cls(model, entries, config)
+    else:
+        proxies = [
+            SolverCoupledProxy.Proxy(
+                source=p.source,
+                destination=p.destination,
+                bodies=tuple(p.bodies),
+                particles=tuple(p.particles),
+                mass_scale=float(p.mapping.mass_scale),
+                mode=p.mapping.mode,
+                proxy_relaxation=float(p.mapping.proxy_relaxation),
+                proxy_relaxation_mode=p.mapping.proxy_relaxation_mode,
+                proxy_relaxation_min=float(p.mapping.proxy_relaxation_min),
+                proxy_relaxation_max=float(p.mapping.proxy_relaxation_max),
+                collision_pipeline=p.mapping.pipeline_factory(),
+                collide_interval=p.mapping.collide_interval,
+            )
+            for p in plan.proxies
+        ]
+        config = SolverCoupledProxy.Config(proxies=proxies, iterations=coupler_cfg.iterations)
+        solver = proxy_cls(model, entries, config)
+        for resolved in plan.proxies:
+            resolved.mapping.bodies = list(resolved.bodies)
+    return solver

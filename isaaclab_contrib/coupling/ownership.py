@@ -1,0 +1,431 @@
+"""Ownership resolution: from a finalized ``newton.Model`` and a coupler config to index lists.
+
+Pure functions, no manager state. The rules:
+
+* **Bodies** — each regex of :attr:`CouplerEntryCfg.bodies` is matched (full match) against every
+  body label *and every path prefix of it*, so a pattern that names a path selects all bodies at or
+  below it: ``/World/envs/env_.*/Robot`` selects ``/World/envs/env_3/Robot/base`` and its links.
+* **Joints** — with ``include_child_joints`` a joint is owned when its child body is selected and
+  its parent is the world (-1) or a body selected by the same entry.
+* **Shapes** — ``include_body_shapes`` takes the shapes of selected bodies, ``include_static_shapes``
+  every shape with body -1, and ``shape_label_patterns`` shapes whose label fully matches.
+* **Particles** — explicit indices, or every particle with ``all_particles``.
+* **Proxy selectors** — regexes (body semantics above) or raw body ids; a regex keeps only the
+  bodies that have at least one collidable shape.
+
+Every element belongs to at most one entry. Errors name the config class, the entry and the field;
+invalid values raise ``ValueError``, wrong types ``TypeError``.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .coupler_cfg import CouplerAdmmCfg, CouplerCfg, CouplerProxyCfg, CouplerProxyMappingCfg
+
+if TYPE_CHECKING:
+    import newton
+
+__all__ = [
+    "CouplingPlan",
+    "CouplingWarning",
+    "EntryOwnership",
+    "LabelIndex",
+    "ProxyResolution",
+    "resolve_coupling",
+    "resolve_entries",
+]
+
+# ShapeFlags.COLLIDE_SHAPES | ShapeFlags.COLLIDE_PARTICLES (read from Newton at call time).
+_COLLIDE_FLAGS_CACHE: list[int] = []
+
+
+def _collide_flags() -> int:
+    if not _COLLIDE_FLAGS_CACHE:
+        import newton
+
+        _COLLIDE_FLAGS_CACHE.append(int(newton.ShapeFlags.COLLIDE_SHAPES | newton.ShapeFlags.COLLIDE_PARTICLES))
+    return _COLLIDE_FLAGS_CACHE[0]
+
+
+class CouplingWarning(UserWarning):
+    """A coupler config that resolves but is probably not what the user wants."""
+
+
+@dataclass(frozen=True)
+class EntryOwnership:
+    """What one entry owns, as sorted global model ids."""
+
+    name: str
+    bodies: list[int]
+    joints: list[int]
+    shapes: list[int]
+    particles: list[int]
+    sees_static_shapes: bool
+    """Whether Newton shows this entry the static shapes: it owns one, or it owns no shape at all."""
+
+    def owns_anything(self) -> bool:
+        return bool(self.bodies or self.joints or self.shapes or self.particles)
+
+
+@dataclass(frozen=True)
+class ProxyResolution:
+    """One proxy mapping with its selectors resolved to ids."""
+
+    source: str
+    destination: str
+    bodies: list[int]
+    particles: list[int]
+    mapping: CouplerProxyMappingCfg
+
+
+@dataclass
+class CouplingPlan:
+    """The full resolution of a coupler config over one model."""
+
+    coupler: str
+    entries: dict[str, EntryOwnership]
+    proxies: list[ProxyResolution] = field(default_factory=list)
+    contact_pairs: list[tuple[str, str]] = field(default_factory=list)
+    cross_entry_joints: list[int] = field(default_factory=list)
+    unowned_bodies: list[int] = field(default_factory=list)
+    unowned_joints: list[int] = field(default_factory=list)
+    unowned_shapes: list[int] = field(default_factory=list)
+    unowned_particles: list[int] = field(default_factory=list)
+    static_shapes: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class LabelIndex:
+    """Regex selection over hierarchical labels with "this path and everything below" semantics.
+
+    Each label is indexed under itself and each of its ``/``-separated path prefixes, so one
+    full-match test per distinct prefix answers a pattern for the whole model.
+    """
+
+    def __init__(self, labels: Sequence[str | None]):
+        self.labels = ["" if label is None else str(label) for label in labels]
+        prefixes: dict[str, list[int]] = {}
+        for index, label in enumerate(self.labels):
+            pos = label.find("/", 1)
+            while pos != -1:
+                prefixes.setdefault(label[:pos], []).append(index)
+                pos = label.find("/", pos + 1)
+            prefixes.setdefault(label, []).append(index)
+        self._prefixes = prefixes
+
+    def select(self, pattern: str | re.Pattern) -> np.ndarray:
+        """Return the sorted unique indices selected by *pattern*."""
+        regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+        fullmatch = regex.fullmatch
+        hits = [indices for prefix, indices in self._prefixes.items() if fullmatch(prefix)]
+        if not hits:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(np.concatenate([np.asarray(h, dtype=np.int64) for h in hits]))
+
+    def match_exact(self, pattern: str) -> np.ndarray:
+        """Return the sorted indices whose label fully matches *pattern* (no prefix semantics)."""
+        fullmatch = re.compile(pattern).fullmatch
+        return np.asarray([i for i, label in enumerate(self.labels) if fullmatch(label)], dtype=np.int64)
+
+    def example(self) -> str:
+        """A sample label for error messages."""
+        return next((label for label in self.labels if label), "<no labels>")
+
+
+class _ModelData:
+    """Host copies of the model arrays resolution needs (read once)."""
+
+    def __init__(self, model: newton.Model):
+        self.body_count = int(model.body_count)
+        self.joint_count = int(model.joint_count)
+        self.shape_count = int(model.shape_count)
+        self.particle_count = int(model.particle_count)
+        self.body_label = list(getattr(model, "body_label", None) or [""] * self.body_count)
+        self.joint_label = list(getattr(model, "joint_label", None) or [""] * self.joint_count)
+        self.shape_label = list(getattr(model, "shape_label", None) or [""] * self.shape_count)
+        self.joint_parent = model.joint_parent.numpy() if self.joint_count else np.zeros(0, np.int32)
+        self.joint_child = model.joint_child.numpy() if self.joint_count else np.zeros(0, np.int32)
+        self.shape_body = model.shape_body.numpy() if self.shape_count else np.zeros(0, np.int32)
+        self.shape_flags = model.shape_flags.numpy() if self.shape_count else np.zeros(0, np.int32)
+        self._body_index: LabelIndex | None = None
+        self._shape_index: LabelIndex | None = None
+
+    @property
+    def body_index(self) -> LabelIndex:
+        if self._body_index is None:
+            self._body_index = LabelIndex(self.body_label)
+        return self._body_index
+
+    @property
+    def shape_index(self) -> LabelIndex:
+        if self._shape_index is None:
+            self._shape_index = LabelIndex(self.shape_label)
+        return self._shape_index
+
+    def describe(self, kind: str, index: int) -> str:
+        labels = {"body": self.body_label, "joint": self.joint_label, "shape": self.shape_label}.get(kind)
+        label = labels[index] if labels is not None and index < len(labels) else ""
+        return f"{kind} {label!r} (id {index})" if label else f"{kind} id {index}"
+
+
+def _select_bodies(data: _ModelData, patterns: Sequence[str], where: str) -> np.ndarray:
+    selected = [np.zeros(0, dtype=np.int64)]
+    for i, pattern in enumerate(patterns):
+        hit = data.body_index.select(pattern)
+        if hit.size == 0:
+            raise ValueError(
+                f"{where}[{i}]={pattern!r} matches no body label (full match of a label or of a path above it). "
+                f"Body labels look like {data.body_index.example()!r}."
+            )
+        selected.append(hit)
+    return np.unique(np.concatenate(selected))
+
+
+def _claim(owner: np.ndarray, ids: np.ndarray, entry_idx: int, names: list[str], kind: str, data: _ModelData, cls: str):
+    if ids.size == 0:
+        return
+    clash = owner[ids] >= 0
+    if np.any(clash):
+        element = int(ids[np.argmax(clash)])
+        other = names[int(owner[element])]
+        raise ValueError(
+            f"{cls}: {data.describe(kind, element)} is owned by both entries {other!r} and {names[entry_idx]!r}"
+            f"{' and ' + str(int(clash.sum()) - 1) + ' more' if clash.sum() > 1 else ''}. "
+            "Each element may belong to one entry only; narrow the selectors of one of them."
+        )
+    owner[ids] = entry_idx
+
+
+def _resolve_proxy(
+    data: _ModelData,
+    mapping: CouplerProxyMappingCfg,
+    where: str,
+    source: EntryOwnership,
+    body_has_collider: np.ndarray,
+) -> ProxyResolution:
+    bodies: set[int] = set()
+    for i, selector in enumerate(mapping.bodies):
+        if isinstance(selector, str):
+            hit = data.body_index.select(selector)
+            if hit.size == 0:
+                raise ValueError(
+                    f"{where}.bodies[{i}]={selector!r} matches no body label. "
+                    f"Body labels look like {data.body_index.example()!r}."
+                )
+            collidable = hit[body_has_collider[hit]]
+            if collidable.size == 0:
+                raise ValueError(
+                    f"{where}.bodies[{i}]={selector!r} matches {hit.size} bod{'y' if hit.size == 1 else 'ies'}, "
+                    "none with a collidable shape; a proxy body needs a shape to interact through."
+                )
+            bodies.update(int(b) for b in collidable)
+        else:
+            body = int(selector)
+            if body >= data.body_count:
+                raise ValueError(f"{where}.bodies[{i}]={body} is out of range: the model has {data.body_count} bodies")
+            bodies.add(body)
+    owned = set(source.bodies)
+    stray = sorted(bodies - owned)
+    if stray:
+        raise ValueError(
+            f"{where}.bodies: {data.describe('body', stray[0])}"
+            f"{' and ' + str(len(stray) - 1) + ' more' if len(stray) > 1 else ''} "
+            f"is not owned by the source entry {source.name!r}; proxies mirror the source's own bodies."
+        )
+    particles = [int(p) for p in mapping.particles]
+    for p in particles:
+        if p >= data.particle_count:
+            raise ValueError(
+                f"{where}.particles: index {p} is out of range: the model has {data.particle_count} particles"
+            )
+    stray_p = sorted(set(particles) - set(source.particles))
+    if stray_p:
+        raise ValueError(
+            f"{where}.particles: particle {stray_p[0]}"
+            f"{' and ' + str(len(stray_p) - 1) + ' more' if len(stray_p) > 1 else ''} "
+            f"is not owned by the source entry {source.name!r}."
+        )
+    return ProxyResolution(mapping.source, mapping.destination, sorted(bodies), sorted(particles), mapping)
+
+
+def resolve_coupling(model: newton.Model, cfg: CouplerCfg, *, warn: bool = True) -> CouplingPlan:
+    """Resolve and validate *cfg* over the finalized *model*.
+
+    Args:
+        model: Finalized Newton model whose labels the selectors match.
+        cfg: A :class:`CouplerAdmmCfg` or :class:`CouplerProxyCfg`.
+        warn: Emit :class:`CouplingWarning` for suspicious but valid setups (they are also
+            returned in :attr:`CouplingPlan.warnings`).
+
+    Returns:
+        The :class:`CouplingPlan`: per-entry ownership, resolved proxies and contact pairs,
+        cross-entry joints and what no entry owns.
+    """
+    if not isinstance(cfg, (CouplerAdmmCfg, CouplerProxyCfg)):
+        raise TypeError(f"expected a CouplerAdmmCfg or CouplerProxyCfg, got {type(cfg).__name__}")
+    cfg.validate()
+    cls = type(cfg).__name__
+    data = _ModelData(model)
+    names = cfg.entry_names()
+
+    body_owner = np.full(data.body_count, -1, dtype=np.int64)
+    joint_owner = np.full(data.joint_count, -1, dtype=np.int64)
+    shape_owner = np.full(data.shape_count, -1, dtype=np.int64)
+    particle_owner = np.full(data.particle_count, -1, dtype=np.int64)
+    static_shapes = np.nonzero(data.shape_body == -1)[0]
+
+    selected_bodies: list[np.ndarray] = []
+    for idx, entry in enumerate(cfg.entries):
+        where = f"{cls}.entries[{entry.name!r}]"
+        bodies = _select_bodies(data, entry.bodies, f"{where}.bodies")
+        _claim(body_owner, bodies, idx, names, "body", data, cls)
+        selected_bodies.append(bodies)
+
+    for idx, entry in enumerate(cfg.entries):
+        where = f"{cls}.entries[{entry.name!r}]"
+        bodies = selected_bodies[idx]
+        in_entry = body_owner == idx
+        if entry.include_child_joints and data.joint_count:
+            child_ok = np.zeros(data.joint_count, dtype=bool)
+            child_ok[data.joint_child >= 0] = in_entry[data.joint_child[data.joint_child >= 0]]
+            parent = data.joint_parent
+            parent_ok = parent < 0
+            parent_ok[parent >= 0] = in_entry[parent[parent >= 0]]
+            _claim(joint_owner, np.nonzero(child_ok & parent_ok)[0], idx, names, "joint", data, cls)
+
+        shapes = [np.zeros(0, dtype=np.int64)]
+        if entry.include_body_shapes and bodies.size and data.shape_count:
+            attached = data.shape_body >= 0
+            mask = np.zeros(data.shape_count, dtype=bool)
+            mask[attached] = in_entry[data.shape_body[attached]]
+            shapes.append(np.nonzero(mask)[0])
+        if entry.include_static_shapes:
+            if static_shapes.size == 0:
+                raise ValueError(f"{where}.include_static_shapes=True, but the model has no static shape (body -1)")
+            shapes.append(static_shapes)
+        for i, pattern in enumerate(entry.shape_label_patterns):
+            hit = data.shape_index.match_exact(pattern)
+            if hit.size == 0:
+                raise ValueError(
+                    f"{where}.shape_label_patterns[{i}]={pattern!r} matches no shape label. "
+                    f"Shape labels look like {data.shape_index.example()!r}."
+                )
+            shapes.append(hit)
+        _claim(shape_owner, np.unique(np.concatenate(shapes)), idx, names, "shape", data, cls)
+
+        if entry.all_particles:
+            particles = np.arange(data.particle_count, dtype=np.int64)
+        else:
+            particles = np.asarray(entry.particles, dtype=np.int64)
+            if particles.size and particles.max() >= data.particle_count:
+                raise ValueError(
+                    f"{where}.particles: index {int(particles.max())} is out of range: the model has "
+                    f"{data.particle_count} particles"
+                )
+        _claim(particle_owner, particles, idx, names, "particle", data, cls)
+
+    entries: dict[str, EntryOwnership] = {}
+    for idx, entry in enumerate(cfg.entries):
+        shapes = np.nonzero(shape_owner == idx)[0]
+        entries[entry.name] = EntryOwnership(
+            name=entry.name,
+            bodies=[int(i) for i in np.nonzero(body_owner == idx)[0]],
+            joints=[int(i) for i in np.nonzero(joint_owner == idx)[0]],
+            shapes=[int(i) for i in shapes],
+            particles=[int(i) for i in np.nonzero(particle_owner == idx)[0]],
+            sees_static_shapes=bool(shapes.size == 0 or np.any(data.shape_body[shapes] == -1)),
+        )
+
+    # Joints whose two bodies belong to different entries.
+    cross: list[int] = []
+    if data.joint_count:
+        parent = data.joint_parent
+        child = data.joint_child
+        valid = (parent >= 0) & (child >= 0)
+        po = np.full(data.joint_count, -1)
+        co = np.full(data.joint_count, -1)
+        po[valid] = body_owner[parent[valid]]
+        co[valid] = body_owner[child[valid]]
+        cross = [int(j) for j in np.nonzero(valid & (po >= 0) & (co >= 0) & (po != co))[0]]
+        if cross and isinstance(cfg, CouplerProxyCfg):
+            j = cross[0]
+            raise ValueError(
+                f"{cls}: {data.describe('joint', j)} connects bodies of entries {names[int(po[j])]!r} and "
+                f"{names[int(co[j])]!r}{' (' + str(len(cross) - 1) + ' more such joints)' if len(cross) > 1 else ''}. "
+                "Proxy coupling cannot couple across joints; put both bodies in one entry or use CouplerAdmmCfg."
+            )
+
+    plan = CouplingPlan(coupler=cls, entries=entries, cross_entry_joints=cross)
+
+    if isinstance(cfg, CouplerProxyCfg):
+        body_has_collider = np.zeros(data.body_count, dtype=bool)
+        collidable = (data.shape_flags & _collide_flags()) != 0
+        attached = (data.shape_body >= 0) & collidable
+        body_has_collider[data.shape_body[attached]] = True
+        for i, mapping in enumerate(cfg.proxies):
+            plan.proxies.append(
+                _resolve_proxy(data, mapping, f"{cls}.proxies[{i}]", entries[mapping.source], body_has_collider)
+            )
+    else:
+        plan.contact_pairs = cfg.resolved_contact_pairs()
+
+    destinations = {p.destination for p in plan.proxies}
+    for name, own in entries.items():
+        if not own.owns_anything() and name not in destinations:
+            raise ValueError(
+                f"{cls}.entries[{name!r}] neither owns anything (bodies, joints, shapes, particles) nor receives "
+                "proxies; give it selectors or remove it."
+            )
+
+    plan.unowned_bodies = [int(i) for i in np.nonzero(body_owner < 0)[0]]
+    plan.unowned_joints = [int(i) for i in np.nonzero(joint_owner < 0)[0]]
+    plan.unowned_shapes = [int(i) for i in np.nonzero(shape_owner < 0)[0]]
+    plan.unowned_particles = [int(i) for i in np.nonzero(particle_owner < 0)[0]]
+    plan.static_shapes = [int(i) for i in static_shapes]
+
+    if static_shapes.size and not np.any(shape_owner[static_shapes] >= 0):
+        blind = [name for name, own in entries.items() if not own.sees_static_shapes]
+        if blind:
+            labels = ", ".join(repr(data.shape_label[s] or f"shape {s}") for s in static_shapes[:3])
+            plan.warnings.append(
+                f"{cls}: no entry owns the static shapes ({labels}{', ...' if static_shapes.size > 3 else ''}), "
+                f"so entries {blind} own shapes and cannot see the ground or other static geometry: their bodies "
+                "will fall through it. Newton shows static shapes only to entries that own no shape. Set "
+                "include_static_shapes=True on the entry that should collide with them (or select them with "
+                "shape_label_patterns)."
+            )
+    if warn:
+        for message in plan.warnings:
+            warnings.warn(message, CouplingWarning, stacklevel=2)
+    return plan
+
+
+def resolve_entries(model: newton.Model, coupler_cfg: CouplerCfg) -> dict[str, EntryOwnership]:
+    """Resolve *coupler_cfg* over *model* and return, per entry name, its owned ids.
+
+    Each value has ``bodies``, ``joints``, ``shapes`` and ``particles`` lists of global model ids
+    (sorted). The full validation of :func:`resolve_coupling` runs first.
+    """
+    return resolve_coupling(model, coupler_cfg).entries
+
+
+def summarize_plan(plan: CouplingPlan) -> list[dict[str, Any]]:
+    """Rows (one per entry) of counts, for reports and logs."""
+    return [
+        {
+            "entry": name,
+            "bodies": len(own.bodies),
+            "joints": len(own.joints),
+            "shapes": len(own.shapes),
+            "particles": len(own.particles),
+            "sees_static": own.sees_static_shapes,
+        }
+        for name, own in plan.entries.items()
+    ]

@@ -1,0 +1,58 @@
+"""Small Newton scenes with Isaac Lab-style labels, shared by the tests."""
+
+from __future__ import annotations
+
+import newton
+import warp as wp
+
+CLOTH_DIM = 8  # cells per side -> (CLOTH_DIM + 1) ** 2 particles
+CLOTH_PARTICLES = (CLOTH_DIM + 1) ** 2
+
+
+def env_prefixes(num_worlds: int) -> list[str]:
+    return [f"/World/envs/env_{i}" for i in range(num_worlds)]
+
+
+def robot_box_cloth_prototype() -> newton.ModelBuilder:
+    """One env: a 3-link robot (free base + two revolute links), a free box, a marker and a pinned 8x8 cloth.
+
+    Per env (ids relative to the env): bodies 0 base, 1 link1, 2 link2 (labelled below link1),
+    3 box, 4 marker (a body with only a non-colliding site shape); joints 0 root, 1 hinge1,
+    2 hinge2, 3 box free joint, 4 marker free joint; shapes one per body; 81 cloth particles.
+    """
+    b = newton.ModelBuilder()
+    base = b.add_link(xform=wp.transform((0.0, 0.0, 1.0), wp.quat_identity()), label="Robot/base")
+    b.add_shape_box(base, hx=0.1, hy=0.1, hz=0.05, label="Robot/base/collision")
+    link1 = b.add_link(xform=wp.transform((0.2, 0.0, 1.0), wp.quat_identity()), label="Robot/link1")
+    b.add_shape_capsule(link1, radius=0.02, half_height=0.1, label="Robot/link1/collision")
+    link2 = b.add_link(xform=wp.transform((0.4, 0.0, 1.0), wp.quat_identity()), label="Robot/link1/link2")
+    b.add_shape_capsule(link2, radius=0.02, half_height=0.1, label="Robot/link1/link2/collision")
+    j0 = b.add_joint_free(base, label="Robot/root_joint")
+    j1 = b.add_joint_revolute(
+        base, link1, parent_xform=wp.transform((0.1, 0.0, 0.0), wp.quat_identity()),
+        child_xform=wp.transform((-0.1, 0.0, 0.0), wp.quat_identity()), axis=(0.0, 1.0, 0.0), label="Robot/hinge1",
+    )
+    j2 = b.add_joint_revolute(
+        link1, link2, parent_xform=wp.transform((0.1, 0.0, 0.0), wp.quat_identity()),
+        child_xform=wp.transform((-0.1, 0.0, 0.0), wp.quat_identity()), axis=(0.0, 1.0, 0.0), label="Robot/hinge2",
+    )
+    b.add_articulation([j0, j1, j2], label="Robot")
+    box = b.add_body(xform=wp.transform((0.0, 0.0, 0.3), wp.quat_identity()), label="Box/body")
+    b.add_shape_box(box, hx=0.05, hy=0.05, hz=0.05, label="Box/body/collision")
+    marker = b.add_body(xform=wp.transform((1.0, 0.0, 1.0), wp.quat_identity()), label="Marker/body")
+    b.add_shape_sphere(marker, radius=0.01, as_site=True, label="Marker/body/site")
+    b.add_cloth_grid(
+        pos=wp.vec3(-0.2, -0.2, 0.1), rot=wp.quat_identity(), vel=wp.vec3(0.0),
+        dim_x=CLOTH_DIM, dim_y=CLOTH_DIM, cell_x=0.05, cell_y=0.05, mass=0.01,
+        fix_left=True, fix_right=True, particle_radius=0.01, label="Cloth",
+    )
+    return b
+
+
+def replicated(prototype: newton.ModelBuilder, num_worlds: int, spacing: float = 2.0, ground: bool = False):
+    """Replicate *prototype* into ``num_worlds`` worlds labelled ``/World/envs/env_{i}``."""
+    builder = newton.ModelBuilder()
+    builder.replicate(prototype, num_worlds, spacing=(spacing, 0.0, 0.0), label_prefixes=env_prefixes(num_worlds))
+    if ground:
+        builder.add_ground_plane(label="/World/ground")
+    return builder

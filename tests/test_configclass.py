@@ -1,0 +1,68 @@
+import pytest
+
+from isaaclab_contrib.utils.configclass import MISSING, MissingFieldError, configclass, is_configclass
+
+
+@configclass
+class InnerCfg:
+    gain: float = 1.0
+    """A gain [N/m]."""
+    tags: list[str] = ["a"]
+
+
+@configclass
+class OuterCfg:
+    name: str = MISSING
+    inner: InnerCfg = InnerCfg()
+    values: dict[str, int] = {"x": 1}
+    count: int = 3
+
+
+def test_mutable_defaults_are_per_instance():
+    a, b = OuterCfg(name="a"), OuterCfg(name="b")
+    a.inner.tags.append("z")
+    a.values["y"] = 2
+    assert b.inner.tags == ["a"]
+    assert b.values == {"x": 1}
+    assert a.inner is not b.inner
+
+
+def test_missing_is_reported_by_name_including_nested():
+    cfg = OuterCfg()
+    assert cfg.name is MISSING
+    with pytest.raises(MissingFieldError, match=r"name"):
+        cfg.validate()
+    cfg.name = "ok"
+    cfg.inner.gain = MISSING
+    with pytest.raises(MissingFieldError, match=r"inner\.gain"):
+        cfg.validate()
+
+
+def test_to_dict_replace_copy():
+    cfg = OuterCfg(name="n", count=5)
+    assert cfg.to_dict() == {"name": "n", "inner": {"gain": 1.0, "tags": ["a"]}, "values": {"x": 1}, "count": 5}
+    changed = cfg.replace(count=7)
+    assert changed.count == 7 and cfg.count == 5
+    assert changed.inner is not cfg.inner
+    with pytest.raises(TypeError, match="unknown field"):
+        cfg.replace(bogus=1)
+    clone = cfg.copy()
+    clone.inner.tags.append("q")
+    assert cfg.inner.tags == ["a"]
+
+
+def test_keyword_only_and_detection():
+    with pytest.raises(TypeError):
+        OuterCfg("positional")  # noqa
+    assert is_configclass(OuterCfg) and is_configclass(OuterCfg(name="x"))
+    assert not is_configclass(dict)
+
+
+def test_subclass_inherits_and_overrides_defaults():
+    @configclass
+    class ChildCfg(OuterCfg):
+        count: int = 9
+        extra: list[int] = [1]
+
+    child = ChildCfg(name="c")
+    assert child.count == 9 and child.extra == [1] and child.inner.gain == 1.0
