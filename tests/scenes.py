@@ -29,12 +29,20 @@ def robot_box_cloth_prototype() -> newton.ModelBuilder:
     b.add_shape_capsule(link2, radius=0.02, half_height=0.1, label="Robot/link1/link2/collision")
     j0 = b.add_joint_free(base, label="Robot/root_joint")
     j1 = b.add_joint_revolute(
-        base, link1, parent_xform=wp.transform((0.1, 0.0, 0.0), wp.quat_identity()),
-        child_xform=wp.transform((-0.1, 0.0, 0.0), wp.quat_identity()), axis=(0.0, 1.0, 0.0), label="Robot/hinge1",
+        base,
+        link1,
+        parent_xform=wp.transform((0.1, 0.0, 0.0), wp.quat_identity()),
+        child_xform=wp.transform((-0.1, 0.0, 0.0), wp.quat_identity()),
+        axis=(0.0, 1.0, 0.0),
+        label="Robot/hinge1",
     )
     j2 = b.add_joint_revolute(
-        link1, link2, parent_xform=wp.transform((0.1, 0.0, 0.0), wp.quat_identity()),
-        child_xform=wp.transform((-0.1, 0.0, 0.0), wp.quat_identity()), axis=(0.0, 1.0, 0.0), label="Robot/hinge2",
+        link1,
+        link2,
+        parent_xform=wp.transform((0.1, 0.0, 0.0), wp.quat_identity()),
+        child_xform=wp.transform((-0.1, 0.0, 0.0), wp.quat_identity()),
+        axis=(0.0, 1.0, 0.0),
+        label="Robot/hinge2",
     )
     b.add_articulation([j0, j1, j2], label="Robot")
     box = b.add_body(xform=wp.transform((0.0, 0.0, 0.3), wp.quat_identity()), label="Box/body")
@@ -42,9 +50,18 @@ def robot_box_cloth_prototype() -> newton.ModelBuilder:
     marker = b.add_body(xform=wp.transform((1.0, 0.0, 1.0), wp.quat_identity()), label="Marker/body")
     b.add_shape_sphere(marker, radius=0.01, as_site=True, label="Marker/body/site")
     b.add_cloth_grid(
-        pos=wp.vec3(-0.2, -0.2, 0.1), rot=wp.quat_identity(), vel=wp.vec3(0.0),
-        dim_x=CLOTH_DIM, dim_y=CLOTH_DIM, cell_x=0.05, cell_y=0.05, mass=0.01,
-        fix_left=True, fix_right=True, particle_radius=0.01, label="Cloth",
+        pos=wp.vec3(-0.2, -0.2, 0.1),
+        rot=wp.quat_identity(),
+        vel=wp.vec3(0.0),
+        dim_x=CLOTH_DIM,
+        dim_y=CLOTH_DIM,
+        cell_x=0.05,
+        cell_y=0.05,
+        mass=0.01,
+        fix_left=True,
+        fix_right=True,
+        particle_radius=0.01,
+        label="Cloth",
     )
     return b
 

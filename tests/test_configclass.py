@@ -53,7 +53,7 @@ def test_to_dict_replace_copy():
 
 def test_keyword_only_and_detection():
     with pytest.raises(TypeError):
-        OuterCfg("positional")  # noqa
+        OuterCfg("positional")
     assert is_configclass(OuterCfg) and is_configclass(OuterCfg(name="x"))
     assert not is_configclass(dict)
 

@@ -43,7 +43,11 @@ def test_valid_configs_pass():
         ([rigid(substeps=0)], ValueError, r"entries\['rigid'\]\.substeps must be >= 1"),
         ([rigid(include_body_shapes="yes")], TypeError, r"entries\['rigid'\]\.include_body_shapes must be a bool"),
         (["not an entry"], TypeError, r"CouplerAdmmCfg\.entries\[0\] must be a CouplerEntryCfg"),
-        ([CouplerEntryCfg(name="x", solver_cfg="steel")], TypeError, r"entries\['x'\]\.solver_cfg must be a NewtonSolverCfg"),
+        (
+            [CouplerEntryCfg(name="x", solver_cfg="steel")],
+            TypeError,
+            r"entries\['x'\]\.solver_cfg must be a NewtonSolverCfg",
+        ),
         ([CouplerEntryCfg(name="x")], ValueError, r"solver_cfg"),
         (
             [CouplerEntryCfg(name="mpm", solver_cfg=MPMSolverCfg(), all_particles=True)],
@@ -64,12 +68,16 @@ def test_entry_errors(entries, exc, match):
 
 def test_nested_coupler_is_rejected():
     inner = CouplerAdmmCfg(entries=[rigid(), cloth()])
-    with pytest.raises(TypeError, match=r"entries\['nested'\]\.solver_cfg is a CouplerAdmmCfg: couplers cannot be nested"):
+    with pytest.raises(
+        TypeError, match=r"entries\['nested'\]\.solver_cfg is a CouplerAdmmCfg: couplers cannot be nested"
+    ):
         CouplerAdmmCfg(entries=[CouplerEntryCfg(name="nested", solver_cfg=inner, bodies=[".*"])]).validate()
 
 
 def test_mpm_in_place_is_accepted():
-    CouplerAdmmCfg(entries=[CouplerEntryCfg(name="mpm", solver_cfg=MPMSolverCfg(), all_particles=True, in_place=True)]).validate()
+    CouplerAdmmCfg(
+        entries=[CouplerEntryCfg(name="mpm", solver_cfg=MPMSolverCfg(), all_particles=True, in_place=True)]
+    ).validate()
 
 
 @pytest.mark.parametrize(
@@ -103,7 +111,12 @@ def test_contact_pairs_none_means_all_pairs_and_empty_means_none():
         ("gamma", float("nan"), ValueError, r"CouplerAdmmCfg\.gamma must be finite"),
         ("rigid_contact_matching", "always", ValueError, r"rigid_contact_matching must be"),
         ("contact_matching_normal_dot_threshold", 2.0, ValueError, r"must be <= 1.0"),
-        ("joint_proximal_destination_entries", ["ghost"], ValueError, r"joint_proximal_destination_entries\[0\]='ghost'"),
+        (
+            "joint_proximal_destination_entries",
+            ["ghost"],
+            ValueError,
+            r"joint_proximal_destination_entries\[0\]='ghost'",
+        ),
         ("model_cfg", {"gravity": 1}, TypeError, r"model_cfg must be a NewtonModelCfg"),
     ],
 )
@@ -117,11 +130,23 @@ def test_admm_parameter_errors(field, value, exc, match):
 def test_proxy_errors():
     m = CouplerProxyMappingCfg
     cases = [
-        (dict(proxies=[m(source="rigid", destination="ghost", bodies=[0])]), ValueError, r"proxies\[0\]\.destination='ghost'"),
-        (dict(proxies=[m(source="rigid", destination="rigid", bodies=[0])]), ValueError, r"proxies\[0\]: source and destination"),
+        (
+            dict(proxies=[m(source="rigid", destination="ghost", bodies=[0])]),
+            ValueError,
+            r"proxies\[0\]\.destination='ghost'",
+        ),
+        (
+            dict(proxies=[m(source="rigid", destination="rigid", bodies=[0])]),
+            ValueError,
+            r"proxies\[0\]: source and destination",
+        ),
         (dict(proxies=[m(source="rigid", destination="cloth")]), ValueError, r"proxies\[0\]: a proxy mapping needs"),
         (dict(proxies=[m(source="rigid", destination="cloth", bodies=[1.0])]), TypeError, r"proxies\[0\]\.bodies\[0\]"),
-        (dict(proxies=[m(source="rigid", destination="cloth", bodies=[0], mass_scale=0.0)]), ValueError, r"mass_scale must be > 0"),
+        (
+            dict(proxies=[m(source="rigid", destination="cloth", bodies=[0], mass_scale=0.0)]),
+            ValueError,
+            r"mass_scale must be > 0",
+        ),
         (dict(proxies=[m(source="rigid", destination="cloth", bodies=[0], mode="eager")]), ValueError, r"mode must be"),
         (
             dict(proxies=[m(source="rigid", destination="cloth", bodies=[0], collide_interval=2)]),
@@ -129,7 +154,17 @@ def test_proxy_errors():
             r"collide_interval=2 needs collision_pipeline",
         ),
         (
-            dict(proxies=[m(source="rigid", destination="cloth", bodies=[0], proxy_relaxation_mode="aitken", proxy_relaxation=2.0)]),
+            dict(
+                proxies=[
+                    m(
+                        source="rigid",
+                        destination="cloth",
+                        bodies=[0],
+                        proxy_relaxation_mode="aitken",
+                        proxy_relaxation=2.0,
+                    )
+                ]
+            ),
             ValueError,
             r"Aitken",
         ),

@@ -78,7 +78,9 @@ def test_match_is_full_and_takes_descendants_of_a_body(model):
     assert owned["arm"].bodies == [6, 7]
     assert owned["arm"].joints == [7]
     assert owned["arm"].shapes == [6, 7]
-    with pytest.raises(ValueError, match=r"CouplerAdmmCfg\.entries\['arm'\]\.bodies\[0\]='Robot/link1' matches no body"):
+    with pytest.raises(
+        ValueError, match=r"CouplerAdmmCfg\.entries\['arm'\]\.bodies\[0\]='Robot/link1' matches no body"
+    ):
         resolve_entries(model, admm(entry("arm", bodies=["Robot/link1"])))
     with pytest.raises(ValueError, match=r"bodies\[1\]='/World/envs/env_0/Rob' matches no body"):
         resolve_entries(model, admm(entry("arm", bodies=[".*/Box/body", "/World/envs/env_0/Rob"])))
@@ -88,7 +90,9 @@ def test_child_joint_rule_and_switches(model):
     owned = resolve_quiet(
         model,
         admm(
-            entry("base", bodies=[".*/Robot/base"], include_body_shapes=False, shape_label_patterns=[".*/base/collision"]),
+            entry(
+                "base", bodies=[".*/Robot/base"], include_body_shapes=False, shape_label_patterns=[".*/base/collision"]
+            ),
             entry("links", bodies=[".*/Robot/link1"], include_child_joints=False),
         ),
     )
@@ -117,7 +121,10 @@ def test_particles_explicit_and_out_of_range(model):
             r"body '/World/envs/env_2/Box/body' \(id 13\) is owned by both entries 'a' and 'b'",
         ),
         (
-            [entry("a", bodies=[".*/Box"], include_static_shapes=True), entry("b", bodies=[".*/Robot"], include_static_shapes=True)],
+            [
+                entry("a", bodies=[".*/Box"], include_static_shapes=True),
+                entry("b", bodies=[".*/Robot"], include_static_shapes=True),
+            ],
             r"shape '/World/ground' \(id 20\) is owned by both entries 'a' and 'b'",
         ),
         (
@@ -125,7 +132,10 @@ def test_particles_explicit_and_out_of_range(model):
             r"particle id 1 is owned by both entries 'a' and 'b'",
         ),
         (
-            [entry("a", bodies=[".*/Box/body"]), entry("b", bodies=[".*/Robot"], shape_label_patterns=[".*/Box/body/collision"])],
+            [
+                entry("a", bodies=[".*/Box/body"]),
+                entry("b", bodies=[".*/Robot"], shape_label_patterns=[".*/Box/body/collision"]),
+            ],
             r"shape '/World/envs/env_0/Box/body/collision' \(id 3\) is owned by both entries 'a' and 'b'",
         ),
     ],
@@ -154,7 +164,10 @@ def test_cross_entry_joints(model):
         warnings.simplefilter("ignore", CouplingWarning)
         plan = resolve_coupling(model, admm(*entries))
     assert plan.cross_entry_joints == per_world(1)  # hinge1: base -> link1
-    with pytest.raises(ValueError, match=r"joint '/World/envs/env_0/Robot/hinge1' \(id 1\) connects bodies of entries 'base' and 'links'"):
+    with pytest.raises(
+        ValueError,
+        match=r"joint '/World/envs/env_0/Robot/hinge1' \(id 1\) connects bodies of entries 'base' and 'links'",
+    ):
         resolve_coupling(model, CouplerProxyCfg(entries=entries))
 
 
@@ -172,7 +185,11 @@ def test_static_geometry_warning(model):
 
 def test_unowned_report(model):
     plan = resolve_coupling(
-        model, admm(entry("robot", bodies=[".*/Robot"], include_static_shapes=True), entry("cloth", VBDSolverCfg(), particles=[0]))
+        model,
+        admm(
+            entry("robot", bodies=[".*/Robot"], include_static_shapes=True),
+            entry("cloth", VBDSolverCfg(), particles=[0]),
+        ),
     )
     assert plan.unowned_bodies == per_world(3, 4)
     assert plan.unowned_joints == per_world(3, 4)
@@ -184,7 +201,10 @@ def test_unowned_report(model):
 
 def proxy_cfg(selectors, source_bodies=(".*/Box", ".*/Marker")):
     return CouplerProxyCfg(
-        entries=[entry("rigid", bodies=list(source_bodies), include_static_shapes=True), entry("cloth", VBDSolverCfg(), all_particles=True)],
+        entries=[
+            entry("rigid", bodies=list(source_bodies), include_static_shapes=True),
+            entry("cloth", VBDSolverCfg(), all_particles=True),
+        ],
         proxies=[CouplerProxyMappingCfg(source="rigid", destination="cloth", bodies=list(selectors), particles=[])],
     )
 
@@ -195,9 +215,14 @@ def test_proxy_selectors_resolve_to_collidable_bodies(model):
     assert plan.proxies[0].bodies == per_world(3)
     raw = resolve_coupling(model, proxy_cfg([3, 4, "/World/envs/env_1/Box/body"]))
     assert raw.proxies[0].bodies == [3, 4, 8]
-    with pytest.raises(ValueError, match=r"proxies\[0\]\.bodies\[0\]='.\*/Marker/body' matches 4 bodies, none with a collidable shape"):
+    with pytest.raises(
+        ValueError, match=r"proxies\[0\]\.bodies\[0\]='.\*/Marker/body' matches 4 bodies, none with a collidable shape"
+    ):
         resolve_coupling(model, proxy_cfg([".*/Marker/body"]))
-    with pytest.raises(ValueError, match=r"proxies\[0\]\.bodies: body '/World/envs/env_0/Robot/base' \(id 0\).*not owned by the source entry 'rigid'"):
+    with pytest.raises(
+        ValueError,
+        match=r"proxies\[0\]\.bodies: body '/World/envs/env_0/Robot/base' \(id 0\).*not owned by the source entry 'rigid'",
+    ):
         resolve_coupling(model, proxy_cfg([0]))
     with pytest.raises(ValueError, match=r"proxies\[0\]\.bodies\[0\]=999 is out of range"):
         resolve_coupling(model, proxy_cfg([999]))
@@ -208,7 +233,9 @@ def test_proxy_selectors_resolve_to_collidable_bodies(model):
 def test_proxy_particles_must_belong_to_source(model):
     cfg = proxy_cfg([3])
     cfg.proxies[0].particles = [0]
-    with pytest.raises(ValueError, match=r"proxies\[0\]\.particles: particle 0 is not owned by the source entry 'rigid'"):
+    with pytest.raises(
+        ValueError, match=r"proxies\[0\]\.particles: particle 0 is not owned by the source entry 'rigid'"
+    ):
         resolve_coupling(model, cfg)
 
 
@@ -218,7 +245,10 @@ def test_solver_without_coupling_interface_is_rejected(model):
         solver_class_path = "newton.solvers:SolverStyle3D"
 
     Style3DCfg.solver_class_path = "newton.solvers:SolverStyle3D"
-    cfg = admm(entry("robot", bodies=[".*/Robot"], include_static_shapes=True), entry("cloth", Style3DCfg(), all_particles=True))
+    cfg = admm(
+        entry("robot", bodies=[".*/Robot"], include_static_shapes=True),
+        entry("cloth", Style3DCfg(), all_particles=True),
+    )
     with pytest.raises(ValueError, match=r"entries\['cloth'\]\.solver_cfg: SolverStyle3D cannot be a coupled entry"):
         build_coupled_solver(model, cfg)
 

@@ -90,8 +90,14 @@ def test_collision_pipeline_usage_flags():
 def test_vbd_colours_builder_before_finalize():
     builder = newton.ModelBuilder()
     builder.add_cloth_grid(
-        pos=wp.vec3(0.0, 0.0, 1.0), rot=wp.quat_identity(), vel=wp.vec3(0.0),
-        dim_x=2, dim_y=2, cell_x=0.1, cell_y=0.1, mass=0.1,
+        pos=wp.vec3(0.0, 0.0, 1.0),
+        rot=wp.quat_identity(),
+        vel=wp.vec3(0.0),
+        dim_x=2,
+        dim_y=2,
+        cell_x=0.1,
+        cell_y=0.1,
+        mass=0.1,
     )
     assert not builder.particle_color_groups
     VBDSolverCfg().prepare_builder_for_finalize(builder)
@@ -115,7 +121,7 @@ def test_collision_and_model_cfgs():
     NewtonModelCfg(soft_contact_ke=123.0, gravity=(0.0, 0.0, -1.0)).apply(model)
     assert model.soft_contact_ke == 123.0
     assert model.gravity.numpy()[0][2] == pytest.approx(-1.0)
-    with pytest.raises(ValueError, match="NewtonModelCfg.particle_mu"):
+    with pytest.raises(ValueError, match=r"NewtonModelCfg\.particle_mu"):
         NewtonModelCfg(particle_mu=-1.0).validate()
-    with pytest.raises(TypeError, match="NewtonModelCfg.soft_contact_kd"):
+    with pytest.raises(TypeError, match=r"NewtonModelCfg\.soft_contact_kd"):
         NewtonModelCfg(soft_contact_kd="stiff").validate()

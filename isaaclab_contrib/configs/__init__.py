@@ -1,0 +1,1 @@
+"""Ready coupled scenes: a scene builder plus coupler configs a task can copy."""
