@@ -154,7 +154,7 @@ def build_entries(cfg: CouplerCfg, plan: CouplingPlan) -> list:
 
 
 def build_coupled_solver(
-    model: newton.Model, coupler_cfg: CouplerCfg, *, plan: CouplingPlan | None = None
+    model: newton.Model, coupler_cfg: CouplerCfg, *, plan: CouplingPlan | None = None, apply_model_cfg: bool = True
 ) -> newton.solvers.SolverBase:
     """Resolve *coupler_cfg* over the finalized *model* and return the ready coupled solver.
 
@@ -165,6 +165,8 @@ def build_coupled_solver(
             set, is applied to *model* first. After a successful build, the ``bodies`` of every
             proxy mapping hold the resolved integer body ids.
         plan: A plan already resolved from the same model and config (skips re-resolution).
+        apply_model_cfg: Apply ``coupler_cfg.model_cfg`` to *model* (managers that apply model
+            parameters themselves pass ``False``).
 
     Returns:
         A ``SolverCoupledADMM`` or ``SolverCoupledProxy`` (subclasses that hide every shape from an
@@ -184,7 +186,7 @@ def build_coupled_solver(
         plan = resolve_coupling(model, coupler_cfg)
     _check_coupling_interface(coupler_cfg)
     admm_cls, proxy_cls = _coupled_classes()
-    if coupler_cfg.model_cfg is not None:
+    if apply_model_cfg and coupler_cfg.model_cfg is not None:
         coupler_cfg.model_cfg.apply(model)
     entries = build_entries(coupler_cfg, plan)
 
