@@ -73,3 +73,40 @@ def replicated(prototype: newton.ModelBuilder, num_worlds: int, spacing: float =
     if ground:
         builder.add_ground_plane(label="/World/ground")
     return builder
+
+
+def sensor_prototype(box_density: float = 100.0) -> newton.ModelBuilder:
+    """One env: a box resting on the ground, a box dropped on a pinned 8x8 cloth, an IMU site on each.
+
+    Per env: bodies 0 GroundBox/body (10 cm, on the ground at x = 1 m), 1 ClothBox/body (10 cm,
+    2 cm above the cloth at z = 0.1 m); sites GroundBox/body/imu and ClothBox/body/imu at the
+    body origins. Add the ground plane after replication (``replicated(..., ground=True)``).
+    """
+    b = newton.ModelBuilder()
+    cfg = newton.ModelBuilder.ShapeConfig(density=box_density)
+    ground_box = b.add_body(xform=wp.transform((1.0, 0.0, 0.05), wp.quat_identity()), label="GroundBox/body")
+    b.add_shape_box(ground_box, hx=0.05, hy=0.05, hz=0.05, cfg=cfg, label="GroundBox/body/collision")
+    b.add_site(ground_box, label="GroundBox/body/imu")
+    cloth_box = b.add_body(xform=wp.transform((0.0, 0.0, 0.17), wp.quat_identity()), label="ClothBox/body")
+    b.add_shape_box(cloth_box, hx=0.05, hy=0.05, hz=0.05, cfg=cfg, label="ClothBox/body/collision")
+    b.add_site(cloth_box, label="ClothBox/body/imu")
+    b.add_cloth_grid(
+        pos=wp.vec3(-0.2, -0.2, 0.1),
+        rot=wp.quat_identity(),
+        vel=wp.vec3(0.0),
+        dim_x=CLOTH_DIM,
+        dim_y=CLOTH_DIM,
+        cell_x=0.05,
+        cell_y=0.05,
+        mass=0.01,
+        fix_left=True,
+        fix_right=True,
+        particle_radius=0.01,
+        label="Cloth",
+        tri_ke=1.0e3,
+        tri_ka=1.0e3,
+        tri_kd=10.0,
+        edge_ke=1.0e-2,
+        edge_kd=1.0e-4,
+    )
+    return b

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
 
 from .collision_cfg import NewtonCollisionPipelineCfg
@@ -31,6 +33,12 @@ class NewtonCfg:
     """Global model parameters applied after finalization; overrides ``solver_cfg.model_cfg`` when set."""
     collision_cfg: NewtonCollisionPipelineCfg = NewtonCollisionPipelineCfg()
     """Collision pipeline built when the solver consumes Newton pipeline contacts."""
+    body_qdd_source: Literal["solver", "step_average"] = "solver"
+    """Where IMU body accelerations come from. ``"solver"``: the solver's ``BODY_QDD`` observable
+    (MuJoCo-Warp, Kamino; for a coupled solver every entry that owns bodies must support it).
+    ``"step_average"``: measured by the manager as ``(body_qd_out - body_qd_in) / dt`` over every
+    solver substep of the (coupled) step, for any solver; it includes coupling forces and, across an
+    impact, the impulse divided by ``dt``."""
 
     def validate(self) -> None:
         """Check types and ranges; errors name the field."""
@@ -47,6 +55,10 @@ class NewtonCfg:
             if not isinstance(self.model_cfg, NewtonModelCfg):
                 raise TypeError("NewtonCfg.model_cfg must be a NewtonModelCfg or None")
             self.model_cfg.validate()
+        if self.body_qdd_source not in ("solver", "step_average"):
+            raise ValueError(
+                f"NewtonCfg.body_qdd_source must be 'solver' or 'step_average', got {self.body_qdd_source!r}"
+            )
         if not isinstance(self.collision_cfg, NewtonCollisionPipelineCfg):
             raise TypeError("NewtonCfg.collision_cfg must be a NewtonCollisionPipelineCfg")
 

@@ -1,0 +1,160 @@
+"""Sensors on the manager: site requests, Newton sensors, and the union of solver observables.
+
+Each sensor declares the solver observable kinds it consumes (``solver_observable_kinds``). The
+manager unions them with legacy ``request_extended_*`` requests, checks the union against what
+the solver can produce, allocates ONE container before graph capture, and passes ``select()``
+subsets to the solver: kinds sampled every substep (IMU acceleration, ``body_qdd``) on every
+substep, everything else (contact forces) on the last substep only. Sensors update after the
+decimation loop, inside the captured graph.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import warp as wp
+
+__all__ = [
+    "BODY_QDD",
+    "CONTACT_F",
+    "PER_SUBSTEP_KINDS",
+    "ObservablesUnsupportedError",
+    "SensorRecord",
+    "StepAverageObservables",
+    "combine_patterns",
+    "legacy_contact_kind",
+    "legacy_state_kind",
+]
+
+BODY_QDD = "body_qdd"
+BODY_PARENT_F = "body_parent_f"
+CONTACT_F = "contact_f"
+PER_SUBSTEP_KINDS = frozenset({BODY_QDD})
+"""Kinds a consumer samples on every solver substep; all others are produced on the last substep only."""
+
+_LEGACY_STATE = {"body_qdd": BODY_QDD, "body_parent_f": BODY_PARENT_F}
+_LEGACY_CONTACT = {"force": CONTACT_F}
+
+
+class ObservablesUnsupportedError(ValueError):
+    """A sensor needs an observable kind the simulation's solver(s) cannot produce."""
+
+
+def legacy_state_kind(attr: str) -> str:
+    """Map a deprecated extended state attribute to its observable kind, with a DeprecationWarning."""
+    if attr not in _LEGACY_STATE:
+        raise ValueError(
+            f"request_extended_state_attribute: unknown attribute {attr!r}; known: {sorted(_LEGACY_STATE)}"
+        )
+    kind = _LEGACY_STATE[attr]
+    warnings.warn(
+        f"request_extended_state_attribute({attr!r}) is deprecated: declare the solver observable kind "
+        f"{kind!r} in the sensor's solver_observable_kinds instead (the manager allocates it once).",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return kind
+
+
+def legacy_contact_kind(attr: str) -> str:
+    """Map a deprecated extended contact attribute to its observable kind, with a DeprecationWarning."""
+    if attr not in _LEGACY_CONTACT:
+        raise ValueError(
+            f"request_extended_contact_attribute: unknown attribute {attr!r}; known: {sorted(_LEGACY_CONTACT)}"
+        )
+    kind = _LEGACY_CONTACT[attr]
+    warnings.warn(
+        f"request_extended_contact_attribute({attr!r}) is deprecated: declare the solver observable kind "
+        f"{kind!r} (SolverBase.ObservableKind.CONTACT_F) instead.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return kind
+
+
+def combine_patterns(expr: str | list[str] | None) -> re.Pattern | None:
+    """Turn Isaac Lab regex expressions (``.*`` style, full USD paths) into one compiled full-match regex.
+
+    Newton's sensors full-match a compiled pattern against labels, so the regexes are used as
+    they are (no glob translation); a list becomes an alternation.
+    """
+    if expr is None:
+        return None
+    patterns = [expr] if isinstance(expr, str) else list(expr)
+    if not patterns or not all(isinstance(p, str) for p in patterns):
+        raise TypeError(f"expected a regex string or a non-empty list of regex strings, got {expr!r}")
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+@dataclass
+class SensorRecord:
+    """One registered sensor: its request, the Newton sensor once created, and its observable kinds."""
+
+    kind: str
+    """``"imu"``, ``"contact"`` or ``"frame_transform"``."""
+    name: str
+    """Readable name used in messages (the key the user passed)."""
+    request: dict[str, Any]
+    """Arguments kept until the sensor can be created on the finalized model."""
+    sensor: Any = None
+    """The Newton sensor (``newton.sensors.Sensor*``)."""
+    observable_kinds: frozenset[str] = frozenset()
+    """Solver observable kinds the sensor consumes."""
+    entry: str | None = None
+    """For contact sensors on coupled scenes: the entry whose solver produces its forces."""
+    update_args: dict[str, Any] = field(default_factory=dict)
+    """Fixed arguments of ``sensor.update`` (state, contacts, observables), set before capture."""
+
+
+@wp.kernel
+def _step_average_kernel(
+    qd_in: wp.array(dtype=wp.spatial_vector),
+    qd_out: wp.array(dtype=wp.spatial_vector),
+    inv_dt: float,
+    qdd: wp.array(dtype=wp.spatial_vector),
+):
+    i = wp.tid()
+    qdd[i] = (qd_out[i] - qd_in[i]) * inv_dt
+
+
+class StepAverageObservables:
+    """Body accelerations measured at the simulation level: ``(body_qd_out - body_qd_in) / dt`` per solver step.
+
+    The manager fills :attr:`body_qdd` after every solver substep from the parent-model states of
+    the (coupled) step, so it contains every force the bodies felt, coupling forces and impulses
+    included; across an impact it holds the impulse divided by ``dt``, as Kamino's own
+    ``BODY_QDD`` does. It has the two attributes ``SensorIMU.update`` reads (``model`` and
+    ``body_qdd``, world-frame center-of-mass spatial accelerations [m/s^2, rad/s^2]).
+    """
+
+    kinds = frozenset({BODY_QDD})
+
+    def __init__(self, model: Any):
+        self.model = model
+        self.body_qdd = wp.zeros(model.body_count, dtype=wp.spatial_vector, device=model.device)
+
+    def is_requested(self, kind: str) -> bool:
+        return kind == BODY_QDD
+
+    def update(self, state_in: Any, state_out: Any, dt: float) -> None:
+        """Record the step-average acceleration of the solver step ``state_in -> state_out`` of length *dt* [s]."""
+        if self.body_qdd.shape[0] == 0:
+            return
+        wp.launch(
+            _step_average_kernel,
+            dim=self.body_qdd.shape[0],
+            inputs=[state_in.body_qd, state_out.body_qd, 1.0 / dt],
+            outputs=[self.body_qdd],
+            device=self.model.device,
+        )
+
+
+def shape_ids_matching(labels: list[str], pattern: re.Pattern | None) -> np.ndarray:
+    """Indices whose label fully matches *pattern*."""
+    if pattern is None:
+        return np.zeros(0, dtype=np.int64)
+    return np.asarray([i for i, label in enumerate(labels) if label and pattern.fullmatch(label)], dtype=np.int64)
