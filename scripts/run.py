@@ -1,110 +1,204 @@
-"""Main job: run a coupled box-on-cloth scene through NewtonCouplerManager and report what happened.
+"""Main job: run a ready coupled scene through NewtonCouplerManager, report, and record it.
+
+Writes into ``--output``: ``<scene>.usda`` (time-sampled body transforms and particle points;
+open it with ``usdview``) and ``<scene>.png`` (body heights and lowest particle per env over time).
 
 Usage::
 
-    python scripts/run.py [--coupling admm|proxy] [--num-envs 2] [--env-steps 60] [--decimation 4]
-                          [--substeps 1] [--device cpu] [--eager]
+    python scripts/run.py [--scene ant_on_hammock] [--num-envs 1] [--frames 60] [--device cpu]
+                          [--output output] [--eager]
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 import warp as wp
 from tqdm import tqdm
 
-from isaaclab_contrib.configs.box_on_cloth import (
-    BoxOnClothSceneCfg,
-    admm_coupler_cfg,
-    build_box_on_cloth,
-    env_origins,
-    proxy_coupler_cfg,
-)
+from isaaclab_contrib.configs import SCENES
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
+from isaaclab_contrib.physics.usd_io import author_body_prims, set_time_range
 
 
-def print_summary(coupler, manager) -> None:
+def print_summary(name: str, spec, coupler, manager, num_envs: int, device: str) -> None:
     plan = manager.get_coupling_plan()
     solver = manager.get_solver()
     newton_cls = next(c for c in type(solver).__mro__ if c.__module__.startswith("newton"))
-    print(f"Coupling: {type(coupler).__name__} -> newton {newton_cls.__name__}")
-    print(f"{'entry':<8}{'solver':<16}{'bodies':>7}{'joints':>7}{'shapes':>7}{'particles':>10}  sees static")
+    physics = manager._cfg
+    print(f"Scene {name!r}: {spec.description}; {num_envs} env(s), device {device}")
+    print(
+        f"Coupling: {type(coupler).__name__} -> newton {newton_cls.__name__}; decimation {manager.get_decimation()}, "
+        f"{physics.num_substeps} solver substep(s) per physics step of {manager.get_physics_dt():.5f} s"
+    )
+    print(
+        f"{'entry':<9}{'solver':<16}{'substeps':>9}{'bodies':>7}{'joints':>7}{'shapes':>7}{'particles':>10}  sees static"
+    )
     for entry in coupler.entries:
         own = plan.entries[entry.name]
         print(
-            f"{entry.name:<8}{type(entry.solver_cfg).__name__:<16}{len(own.bodies):>7}{len(own.joints):>7}"
-            f"{len(own.shapes):>7}{len(own.particles):>10}  {own.sees_static_shapes}"
+            f"{entry.name:<9}{type(entry.solver_cfg).__name__:<16}{entry.substeps:>9}{len(own.bodies):>7}"
+            f"{len(own.joints):>7}{len(own.shapes):>7}{len(own.particles):>10}  {own.sees_static_shapes}"
         )
     for proxy in plan.proxies:
-        print(f"proxy: {proxy.source} -> {proxy.destination}: bodies {proxy.bodies}")
+        print(
+            f"proxy: {proxy.source} -> {proxy.destination}: {len(proxy.bodies)} bodies, {len(proxy.particles)} particles"
+        )
     if plan.contact_pairs:
         print(f"ADMM contact pairs: {plan.contact_pairs}")
     if manager.is_graph_captured():
-        print("Stepping: the decimation loop is captured as one graph and replayed every step")
+        print("Stepping: captured -- the decimation loop is one graph replayed every env step")
     else:
-        print(f"Stepping: eager ({manager.eager_reason()})")
+        print(f"Stepping: eager -- {manager.eager_reason()}")
+
+
+def particle_ranges_by_world(model) -> list[tuple[int, int, int]]:
+    """(world, offset, count) of each contiguous run of particles of one world."""
+    worlds = model.particle_world.numpy() if model.particle_count else np.zeros(0, dtype=int)
+    runs = []
+    start = 0
+    for i in range(1, len(worlds) + 1):
+        if i == len(worlds) or worlds[i] != worlds[start]:
+            runs.append((int(worlds[start]), start, i - start))
+            start = i
+    return runs
+
+
+def prepare_stage(path: Path, manager):
+    from pxr import Usd, UsdGeom, Vt
+
+    stage = Usd.Stage.CreateNew(str(path))
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    model = manager.get_model()
+    author_body_prims(stage, model)
+    manager.attach_stage(stage)
+    radii = model.particle_radius.numpy() if model.particle_count else np.zeros(0)
+    for world, offset, count in particle_ranges_by_world(model):
+        prim_path = f"/World/envs/env_{world}/Particles" if world >= 0 else f"/World/Particles_{offset}"
+        points = UsdGeom.Points.Define(stage, prim_path)
+        points.CreateWidthsAttr(Vt.FloatArray([float(2.0 * r) for r in radii[offset : offset + count]]))
+        manager.register_particle_visual_prim(prim_path, offset, count)
+    return stage
+
+
+def plot(path: Path, times, heights, lowest, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for env in range(heights.shape[1]):
+        if heights.shape[2]:
+            axes[0].plot(times, heights[:, env, :].mean(axis=1), label=f"env {env}")
+        if lowest.shape[1]:
+            axes[1].plot(times, lowest[:, env], label=f"env {env}")
+    axes[0].set(title="mean body height", xlabel="time [s]", ylabel="z [m]")
+    axes[1].set(title="lowest particle (cloth sag / bed)", xlabel="time [s]", ylabel="z [m]")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize=7)
+        else:
+            ax.text(0.5, 0.5, "none in this scene", ha="center", va="center", transform=ax.transAxes)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--coupling", choices=["admm", "proxy"], default="admm", help="coupling scheme")
-    parser.add_argument("--num-envs", type=int, default=2, help="number of envs (Newton worlds)")
-    parser.add_argument("--env-steps", type=int, default=60, help="env steps to run (60 x 4 x 1/240 s = 1 s)")
-    parser.add_argument("--decimation", type=int, default=4, help="physics steps per env step")
-    parser.add_argument("--substeps", type=int, default=1, help="solver substeps per physics step")
+    parser.add_argument("--scene", choices=sorted(SCENES), default="ant_on_hammock", help="ready scene to run")
+    parser.add_argument("--num-envs", type=int, default=1, help="number of envs (Newton worlds)")
+    parser.add_argument("--frames", type=int, default=60, help="env steps to run and record")
     parser.add_argument("--dt", type=float, default=1.0 / 240.0, help="physics step [s]")
     parser.add_argument("--device", default="cpu", help="Warp device, e.g. cpu or cuda:0")
+    parser.add_argument("--output", default="output", help="folder for the .usda animation and the .png plot")
     parser.add_argument("--eager", action="store_true", help="do not capture the decimation loop as a graph")
     args = parser.parse_args(argv)
 
     wp.config.quiet = True
-    scene = BoxOnClothSceneCfg(num_envs=args.num_envs)
-    coupler = admm_coupler_cfg() if args.coupling == "admm" else proxy_coupler_cfg()
+    spec = SCENES[args.scene]
+    scene_cfg = spec.scene_cfg(num_envs=args.num_envs)
+    coupler = spec.coupler(scene_cfg)
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
     sim = SimulationContext(
         SimulationCfg(
             dt=args.dt,
             device=args.device,
-            physics=NewtonCfg(solver_cfg=coupler, num_substeps=args.substeps, use_cuda_graph=not args.eager),
+            physics=NewtonCfg(solver_cfg=coupler, num_substeps=spec.num_substeps, use_cuda_graph=not args.eager),
         )
     )
     manager = sim.physics_manager
     try:
         builder = manager.create_builder()
-        build_box_on_cloth(builder, scene)
+        spec.build(builder, scene_cfg)
         manager.set_builder(builder)
-        print(f"Coupled scene: box on a pinned cloth, {args.num_envs} env(s), device {sim.device}")
         start = time.perf_counter()
         sim.reset()
-        manager.set_decimation(args.decimation)
+        manager.set_decimation(spec.decimation)
         print(f"Initialized in {time.perf_counter() - start:.1f} s (finalize, ownership, solver, warm-up, capture)")
-        print_summary(coupler, manager)
+        print_summary(args.scene, spec, coupler, manager, args.num_envs, sim.device)
 
-        start = time.perf_counter()
-        for _ in tqdm(range(args.env_steps), desc="env steps", unit="step"):
+        model = manager.get_model()
+        body_world = model.body_world.numpy() if model.body_count else np.zeros(0, dtype=int)
+        particle_world = model.particle_world.numpy() if model.particle_count else np.zeros(0, dtype=int)
+        stage = prepare_stage(out / f"{args.scene}.usda", manager)
+        frame_time = spec.decimation * args.dt
+        set_time_range(stage, 0, args.frames, 1.0 / frame_time)
+        bodies_per_env = max(1, int(np.sum(body_world == 0))) if model.body_count else 0
+        times, heights, lowest = [], [], []
+
+        def record(frame: int) -> None:
+            state = manager.get_state_0()
+            manager.sync_transforms_to_usd(time_code=frame)
+            manager.sync_particles_to_usd(time_code=frame)
+            z = state.body_q.numpy()[:, 2] if model.body_count else np.zeros(0)
+            heights.append(np.stack([z[body_world == e][:bodies_per_env] for e in range(args.num_envs)]))
+            pz = state.particle_q.numpy()[:, 2] if model.particle_count else np.zeros(0)
+            lowest.append([pz[particle_world == e].min() for e in range(args.num_envs)] if pz.size else [])
+            times.append(frame * frame_time)
+
+        record(0)
+        step_time = 0.0
+        for frame in tqdm(range(1, args.frames + 1), desc="env steps", unit="step"):
+            t0 = time.perf_counter()
             manager.step()
-        wp.synchronize()
-        elapsed = time.perf_counter() - start
+            wp.synchronize()
+            step_time += time.perf_counter() - t0
+            record(frame)
+        stage.GetRootLayer().Save()
+        heights_arr, lowest_arr = np.array(heights), np.array(lowest).reshape(len(times), -1)
+        plot(out / f"{args.scene}.png", np.array(times), heights_arr, lowest_arr, f"{args.scene}: {spec.description}")
 
         state = manager.get_state_0()
-        body_q, body_qd = state.body_q.numpy(), state.body_qd.numpy()
-        particle_q = state.particle_q.numpy().reshape(args.num_envs, -1, 3)
-        box_bottom = body_q[:, 2] - scene.box_half_extent
-        sag = scene.cloth_height - particle_q[:, :, 2].min(axis=1)
-        finite = bool(np.isfinite(body_q).all() and np.isfinite(particle_q).all())
-        print(
-            f"\nSimulated {manager.get_simulation_time():.2f} s in {elapsed:.1f} s: "
-            f"{args.env_steps / elapsed:.1f} env steps/s ({args.env_steps * args.num_envs / elapsed:.1f} across envs)"
+        finite = all(
+            np.isfinite(array.numpy()).all() for array in (state.body_q, state.particle_q) if array is not None
         )
-        for i, origin in enumerate(env_origins(scene)):
-            print(
-                f"env {i} (origin x={origin[0]:.1f} m): box bottom at {box_bottom[i]:.3f} m, "
-                f"cloth sag {sag[i] * 100:.1f} cm, box speed {np.linalg.norm(body_qd[i, :3]):.3f} m/s"
-            )
-        on_cloth = bool(np.all(box_bottom > scene.cloth_height - 0.1))
-        print(f"All values finite: {finite}; every box rests on its cloth: {on_cloth}")
-        return {"box_bottom": box_bottom, "sag": sag, "finite": finite, "on_cloth": on_cloth}
+        print(
+            f"\nSimulated {manager.get_simulation_time():.2f} s: {args.frames / step_time:.1f} env steps/s "
+            f"({args.frames * args.num_envs / step_time:.1f} across envs), stepping only"
+        )
+        for env in range(args.num_envs):
+            body = f"mean body height {heights_arr[-1, env].mean():.3f} m" if heights_arr.shape[2] else "no bodies"
+            part = f", lowest particle {lowest_arr[-1, env]:.3f} m" if lowest_arr.shape[1] else ""
+            print(f"env {env}: {body}{part}")
+        print(f"All values finite: {finite}")
+        print(f"Wrote {out / (args.scene + '.usda')} and {out / (args.scene + '.png')}")
+        return {
+            "finite": finite,
+            "usda": out / f"{args.scene}.usda",
+            "png": out / f"{args.scene}.png",
+            "heights": heights_arr,
+            "lowest": lowest_arr,
+            "captured": manager.is_graph_captured(),
+        }
     finally:
         sim.clear_instance()
 

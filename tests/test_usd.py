@@ -5,7 +5,14 @@ import pytest
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
 from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg, NewtonCouplerManager, resolve_entries
-from isaaclab_contrib.physics import NewtonCfg, NewtonManager, SimulationCfg, SimulationContext, SteelSolverCfg, VBDSolverCfg
+from isaaclab_contrib.physics import (
+    NewtonCfg,
+    NewtonManager,
+    SimulationCfg,
+    SimulationContext,
+    SteelSolverCfg,
+    VBDSolverCfg,
+)
 
 M = NewtonCouplerManager
 
@@ -45,7 +52,10 @@ def coupler():
     return CouplerAdmmCfg(
         entries=[
             CouplerEntryCfg(
-                name="crates", solver_cfg=SteelSolverCfg(), bodies=["/World/envs/env_.*/Crate"], include_static_shapes=True
+                name="crates",
+                solver_cfg=SteelSolverCfg(),
+                bodies=["/World/envs/env_.*/Crate"],
+                include_static_shapes=True,
             ),
             CouplerEntryCfg(name="odd", solver_cfg=VBDSolverCfg(), bodies=["/World/envs/env_[13]/Crate"]),
         ]
@@ -98,6 +108,6 @@ def test_sync_writes_time_sampled_transforms_and_points_to_the_stage():
     assert world[2] < 1.0  # it fell
     points = UsdGeom.Points(stage.GetPrimAtPath("/World/dust")).GetPointsAttr()
     assert points.GetNumTimeSamples() == 3
-    with pytest.raises(ValueError, match="not a UsdGeom.Points prim"):
+    with pytest.raises(ValueError, match=r"not a UsdGeom\.Points prim"):
         M.register_particle_visual_prim("/World/envs", 0, 1)
     sim.clear_instance()

@@ -997,12 +997,19 @@ class NewtonManager:
 
     @classmethod
     def _body_prim_paths(cls) -> list[str | None]:
+        """Prim path of every body: its label when that is a prim on the stage, else the sanitized label."""
+        from .usd_io import sanitize_prim_path
+
         if cls._usd_body_paths is None:
             stage = cls._usd_stage
             paths = []
             for label in cls._model.body_label:
-                prim = stage.GetPrimAtPath(label) if label and label.startswith("/") else None
-                paths.append(label if prim else None)
+                path = None
+                for candidate in (label, sanitize_prim_path(label) if label else None):
+                    if candidate and candidate.startswith("/") and stage.GetPrimAtPath(candidate):
+                        path = candidate
+                        break
+                paths.append(path)
             cls._set(_usd_body_paths=paths)
         return cls._usd_body_paths
 
@@ -1013,7 +1020,7 @@ class NewtonManager:
         Each body whose label is a prim path on the stage gets one ``xformOp:transform`` (relative
         to its parent prim), as a time sample when *time_code* is given. No-op without a stage.
         """
-        if cls._usd_stage is None or cls._model is None:
+        if cls._usd_stage is None or cls._model is None or cls._model.body_count == 0:
             return 0
         from .usd_io import write_body_transforms
 
@@ -1053,7 +1060,7 @@ class NewtonManager:
 
         Returns the number of prims written; no-op without a stage or particles.
         """
-        if cls._usd_stage is None or cls._model is None or not cls._particle_prims:
+        if cls._usd_stage is None or cls._model is None or not cls._particle_prims or cls._model.particle_count == 0:
             return 0
         from .usd_io import write_points
 

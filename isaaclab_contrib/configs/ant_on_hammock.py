@@ -1,0 +1,107 @@
+"""A legged robot (Newton's bundled MuJoCo ant) dropped onto a cloth hammock pinned along two edges.
+
+Labels: ``/World/envs/env_{i}/Robot/...`` (the ant's bodies, joints and capsule shapes, imported
+from ``nv_ant.xml`` shipped with Newton) and ``/World/envs/env_{i}/Hammock`` (the cloth). The ant
+is an articulated Steel entry, the hammock a VBD entry; ADMM contacts couple them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import newton
+import newton.examples
+import warp as wp
+
+from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg
+from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
+from isaaclab_contrib.utils.configclass import configclass
+
+__all__ = ["AntOnHammockSceneCfg", "admm_coupler_cfg", "build_ant_on_hammock"]
+
+
+_ANT_TORSO_Z = 0.75  # torso height in nv_ant.xml [m]
+
+
+@configclass
+class AntOnHammockSceneCfg:
+    """Geometry and materials of the ant-on-hammock scene."""
+
+    num_envs: int = 1
+    """Number of envs (Newton worlds) [count]."""
+    env_spacing: float = 3.0
+    """Distance between env origins along x [m]."""
+    drop_height: float = 0.25
+    """Height of the ant's torso center above the hammock at the start [m]."""
+    hammock_height: float = 0.5
+    """Height of the hammock plane and its pinned edges [m]."""
+    hammock_cells: int = 14
+    """Cells per hammock side [count]."""
+    hammock_cell_size: float = 0.08
+    """Cell edge length [m] (1.12 m wide by default)."""
+    hammock_particle_mass: float = 0.005
+    """Mass of one hammock particle [kg]."""
+    hammock_particle_radius: float = 0.015
+    """Contact radius of the hammock particles [m]."""
+    hammock_stiffness: float = 5.0e3
+    """Membrane stiffness [N/m]."""
+    hammock_damping: float = 20.0
+    """Membrane damping [N*s/m]."""
+
+
+def _prototype(cfg: AntOnHammockSceneCfg) -> newton.ModelBuilder:
+    ant = newton.ModelBuilder()
+    # The MJCF places the torso 0.75 m up and ships a floor plane; the floor is left out.
+    ant.add_mjcf(
+        newton.examples.get_asset("nv_ant.xml"),
+        xform=wp.transform((0.0, 0.0, cfg.hammock_height + cfg.drop_height - _ANT_TORSO_Z), wp.quat_identity()),
+        ignore_names=["floor"],
+    )
+    proto = newton.ModelBuilder()
+    proto.add_builder(ant, label_prefix="Robot")
+    extent = cfg.hammock_cells * cfg.hammock_cell_size
+    proto.add_cloth_grid(
+        pos=wp.vec3(-0.5 * extent, -0.5 * extent, cfg.hammock_height),
+        rot=wp.quat_identity(),
+        vel=wp.vec3(0.0),
+        dim_x=cfg.hammock_cells,
+        dim_y=cfg.hammock_cells,
+        cell_x=cfg.hammock_cell_size,
+        cell_y=cfg.hammock_cell_size,
+        mass=cfg.hammock_particle_mass,
+        fix_left=True,
+        fix_right=True,
+        particle_radius=cfg.hammock_particle_radius,
+        tri_ke=cfg.hammock_stiffness,
+        tri_ka=cfg.hammock_stiffness,
+        tri_kd=cfg.hammock_damping,
+        edge_ke=1.0e-2,
+        edge_kd=1.0e-4,
+        label="Hammock",
+    )
+    return proto
+
+
+def build_ant_on_hammock(builder: Any, cfg: AntOnHammockSceneCfg) -> None:
+    """Add ``cfg.num_envs`` ant-on-hammock envs to *builder*, one Newton world each."""
+    builder.replicate(
+        _prototype(cfg),
+        cfg.num_envs,
+        spacing=(cfg.env_spacing, 0.0, 0.0),
+        label_prefixes=[f"/World/envs/env_{i}" for i in range(cfg.num_envs)],
+    )
+
+
+def admm_coupler_cfg() -> CouplerAdmmCfg:
+    """Ant (Steel, articulated) and hammock (VBD) coupled by ADMM contacts."""
+    return CouplerAdmmCfg(
+        entries=[
+            CouplerEntryCfg(name="robot", solver_cfg=SteelSolverCfg(), bodies=["/World/envs/env_.*/Robot"]),
+            CouplerEntryCfg(name="hammock", solver_cfg=VBDSolverCfg(iterations=10), all_particles=True),
+        ],
+        contact_pairs=[("robot", "hammock")],
+        iterations=8,
+        rho=45.0,
+        gamma=1.0e-3,
+        baumgarte=0.1,
+    )

@@ -1,0 +1,136 @@
+"""A bed of XPBD particles (grains) dropped onto a cloth pinned along two edges, one copy per env.
+
+Per env the particles are laid out grains first, then the cloth (``/World/envs/env_{i}/Cloth``),
+so the index lists of the coupler config follow from :class:`GrainsOnClothSceneCfg`. The cloth
+(VBD) is mirrored into the XPBD grain solver as proxy particles: XPBD resolves grain-cloth
+contacts against the proxies and the lagged proxy impulses act back on the cloth.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import newton
+import warp as wp
+
+from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
+from isaaclab_contrib.physics import NewtonModelCfg, VBDSolverCfg, XPBDSolverCfg
+from isaaclab_contrib.utils.configclass import configclass
+
+__all__ = ["GrainsOnClothSceneCfg", "build_grains_on_cloth", "particle_ranges", "proxy_coupler_cfg"]
+
+
+@configclass
+class GrainsOnClothSceneCfg:
+    """Geometry and materials of the grains-on-cloth scene."""
+
+    num_envs: int = 1
+    """Number of envs (Newton worlds) [count]."""
+    env_spacing: float = 2.0
+    """Distance between env origins along x [m]."""
+    grains: tuple[int, int, int] = (4, 4, 2)
+    """Grain grid size along x, y, z [count]."""
+    grain_radius: float = 0.025
+    """Grain radius [m]."""
+    grain_mass: float = 0.02
+    """Mass of one grain [kg]."""
+    grain_drop_height: float = 0.1
+    """Gap between the lowest grains and the cloth at the start [m]."""
+    cloth_height: float = 0.4
+    """Height of the cloth plane and its pinned edges [m]."""
+    cloth_cells: int = 8
+    """Cloth cells per side [count]."""
+    cloth_cell_size: float = 0.05
+    """Cloth cell edge length [m]."""
+    cloth_particle_mass: float = 0.02
+    """Mass of one cloth particle [kg]."""
+    cloth_stiffness: float = 150.0
+    """Membrane stiffness [N/m]."""
+    cloth_damping: float = 0.5
+    """Membrane damping [N*s/m]."""
+
+    @property
+    def grains_per_env(self) -> int:
+        return self.grains[0] * self.grains[1] * self.grains[2]
+
+    @property
+    def cloth_particles_per_env(self) -> int:
+        return (self.cloth_cells + 1) ** 2
+
+
+def particle_ranges(cfg: GrainsOnClothSceneCfg) -> tuple[list[int], list[int]]:
+    """Global particle ids of all grains and all cloth particles."""
+    per_env = cfg.grains_per_env + cfg.cloth_particles_per_env
+    grains, cloth = [], []
+    for env in range(cfg.num_envs):
+        start = env * per_env
+        grains.extend(range(start, start + cfg.grains_per_env))
+        cloth.extend(range(start + cfg.grains_per_env, start + per_env))
+    return grains, cloth
+
+
+def _prototype(cfg: GrainsOnClothSceneCfg) -> newton.ModelBuilder:
+    proto = newton.ModelBuilder()
+    nx, ny, nz = cfg.grains
+    spacing = 2.1 * cfg.grain_radius
+    proto.add_particle_grid(
+        pos=wp.vec3(-0.5 * (nx - 1) * spacing, -0.5 * (ny - 1) * spacing, cfg.cloth_height + cfg.grain_drop_height),
+        rot=wp.quat_identity(),
+        vel=wp.vec3(0.0),
+        dim_x=nx,
+        dim_y=ny,
+        dim_z=nz,
+        cell_x=spacing,
+        cell_y=spacing,
+        cell_z=spacing,
+        mass=cfg.grain_mass,
+        jitter=0.0,
+        radius_mean=cfg.grain_radius,
+    )
+    extent = cfg.cloth_cells * cfg.cloth_cell_size
+    proto.add_cloth_grid(
+        pos=wp.vec3(-0.5 * extent, -0.5 * extent, cfg.cloth_height),
+        rot=wp.quat_identity(),
+        vel=wp.vec3(0.0),
+        dim_x=cfg.cloth_cells,
+        dim_y=cfg.cloth_cells,
+        cell_x=cfg.cloth_cell_size,
+        cell_y=cfg.cloth_cell_size,
+        mass=cfg.cloth_particle_mass,
+        fix_left=True,
+        fix_right=True,
+        particle_radius=cfg.grain_radius,
+        tri_ke=cfg.cloth_stiffness,
+        tri_ka=cfg.cloth_stiffness,
+        tri_kd=cfg.cloth_damping,
+        edge_ke=0.01,
+        edge_kd=0.0005,
+        label="Cloth",
+    )
+    return proto
+
+
+def build_grains_on_cloth(builder: Any, cfg: GrainsOnClothSceneCfg) -> None:
+    """Add ``cfg.num_envs`` grains-on-cloth envs to *builder*, one Newton world each."""
+    builder.replicate(
+        _prototype(cfg),
+        cfg.num_envs,
+        spacing=(cfg.env_spacing, 0.0, 0.0),
+        label_prefixes=[f"/World/envs/env_{i}" for i in range(cfg.num_envs)],
+    )
+
+
+def proxy_coupler_cfg(cfg: GrainsOnClothSceneCfg | None = None) -> CouplerProxyCfg:
+    """Grains (XPBD) and cloth (VBD); the cloth particles are proxies in the grain solver."""
+    cfg = cfg or GrainsOnClothSceneCfg()
+    grains, cloth = particle_ranges(cfg)
+    return CouplerProxyCfg(
+        entries=[
+            CouplerEntryCfg(name="cloth", solver_cfg=VBDSolverCfg(iterations=8), particles=cloth),
+            CouplerEntryCfg(
+                name="grains", solver_cfg=XPBDSolverCfg(iterations=8, soft_contact_relaxation=0.85), particles=grains
+            ),
+        ],
+        proxies=[CouplerProxyMappingCfg(source="cloth", destination="grains", particles=cloth)],
+        model_cfg=NewtonModelCfg(particle_mu=0.6, soft_contact_ke=5.0e4, soft_contact_kd=500.0, soft_contact_mu=0.6),
+    )

@@ -1,0 +1,87 @@
+"""The ready scenes run through the manager at small size with a physical check each."""
+
+import numpy as np
+import pytest
+
+from isaaclab_contrib.configs import SCENES
+from isaaclab_contrib.configs.ant_on_hammock import AntOnHammockSceneCfg
+from isaaclab_contrib.configs.box_on_cloth import BoxOnClothSceneCfg
+from isaaclab_contrib.configs.grains_on_cloth import GrainsOnClothSceneCfg, particle_ranges
+from isaaclab_contrib.configs.tool_in_sand import ToolInSandSceneCfg
+from isaaclab_contrib.coupling import NewtonCouplerManager as M
+from isaaclab_contrib.physics import NewtonCfg, NewtonManager, SimulationCfg, SimulationContext
+
+
+@pytest.fixture(autouse=True)
+def _closed_manager():
+    NewtonManager.close()
+    yield
+    NewtonManager.close()
+
+
+def run_scene(name: str, scene_cfg, frames: int):
+    spec = SCENES[name]
+    sim = SimulationContext(
+        SimulationCfg(
+            dt=1.0 / 240.0,
+            device="cpu",
+            physics=NewtonCfg(solver_cfg=spec.coupler(scene_cfg), num_substeps=spec.num_substeps),
+        )
+    )
+    builder = M.create_builder()
+    spec.build(builder, scene_cfg)
+    M.set_builder(builder)
+    sim.reset()
+    M.set_decimation(spec.decimation)
+    for _ in range(frames):
+        M.step()
+    state = M.get_state_0()
+    body_q = state.body_q.numpy() if state.body_q is not None else np.zeros((0, 7))
+    particle_q = state.particle_q.numpy() if state.particle_q is not None else np.zeros((0, 3))
+    assert np.isfinite(body_q).all() and np.isfinite(particle_q).all()
+    return body_q, particle_q
+
+
+def test_ant_lands_in_the_hammock():
+    scene = AntOnHammockSceneCfg(num_envs=1)
+    body_q, particle_q = run_scene("ant_on_hammock", scene, frames=40)
+    lowest = particle_q[:, 2].min()
+    torso = body_q[0, 2]
+    assert lowest < scene.hammock_height - 0.02  # the hammock carries the ant and sags
+    assert lowest > scene.hammock_height - 0.3  # ... within reason (no tearing or free fall)
+    assert torso > lowest  # the ant is on top of the hammock, not through it
+    assert np.all(body_q[:, 2] > lowest - 0.05)
+    assert torso < scene.hammock_height + scene.drop_height  # it fell onto it
+
+
+def test_box_presses_into_cloth_through_proxy():
+    scene = BoxOnClothSceneCfg(num_envs=2)
+    body_q, particle_q = run_scene("box_on_cloth", scene, frames=45)
+    bottom = body_q[:, 2] - scene.box_half_extent
+    lowest = particle_q.reshape(2, -1, 3)[:, :, 2].min(axis=1)
+    assert np.all(lowest < scene.cloth_height - 0.005)  # pressed in
+    assert np.all(bottom > lowest - 0.02)  # on the cloth, not through it
+    assert np.all(bottom > scene.cloth_height - 0.08)
+
+
+def test_grain_bed_rests_on_cloth():
+    scene = GrainsOnClothSceneCfg(num_envs=1)
+    _, particle_q = run_scene("grains_on_cloth", scene, frames=60)
+    grains, cloth = particle_ranges(scene)
+    cloth_z = particle_q[cloth, 2]
+    grain_z = particle_q[grains, 2]
+    assert cloth_z.min() < scene.cloth_height - 0.01  # the cloth carries the bed
+    assert cloth_z.min() > scene.cloth_height - 0.25
+    assert grain_z.min() > cloth_z.min()  # no grain fell through
+    assert np.all(np.abs(particle_q[grains, :2]) < 0.3)  # the bed stayed on the cloth
+
+
+def test_tool_sinks_into_sand_and_is_held():
+    scene = ToolInSandSceneCfg(num_envs=1, bed_half_extent=0.08, bed_height=0.06, voxel_size=0.03)
+    body_q, particle_q = run_scene("tool_in_sand", scene, frames=40)
+    start = scene.bed_height + scene.tool_drop_height + scene.tool_half_extent
+    bottom = body_q[0, 2] - scene.tool_half_extent
+    assert body_q[0, 2] < start - scene.tool_drop_height  # it reached the sand
+    assert bottom > 0.0  # held by the sand above the ground
+    assert bottom < scene.bed_height  # and sank into it
+    assert particle_q[:, 2].min() > -0.01
