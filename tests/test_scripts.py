@@ -51,3 +51,14 @@ def test_ownership_report_lists_entries_and_interfaces(capsys):
     assert "Static shapes: /World/ground" in report
     report = inspect_ownership.main(["--scene", "box_on_cloth_admm", "--num-envs", "1"])
     assert "ADMM contact pairs: box <-> cloth" in report
+
+
+def test_training_script_trains_saves_and_plays(tmp_path):
+    import train
+
+    result = train.main(["--num-envs", "2", "--iterations", "2", "--eval-rounds", "1", "--output", str(tmp_path)])
+    assert result["env_steps"] == 2 * 32 * 2
+    checkpoint = tmp_path / "press_cloth_seed0.pt"
+    assert checkpoint.exists() and (tmp_path / "press_cloth_seed0.png").stat().st_size > 10_000
+    played = train.main(["--num-envs", "2", "--play", str(checkpoint), "--eval-rounds", "1"])
+    assert isinstance(played, float)

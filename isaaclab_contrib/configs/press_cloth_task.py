@@ -1,0 +1,188 @@
+"""RL task: a rigid pusher must press the middle of a pinned cloth to a target depth and hold it.
+
+Per env: a sphere (``/World/envs/env_{i}/Pusher/body``, Steel entry) above the center of a cloth
+pinned along two edges (VBD entry), coupled by a virtual proxy (the pusher is mirrored into the
+cloth solver). The action is a vertical force on the pusher on top of gravity compensation, applied
+inside the captured decimation loop. The cloth only reaches the depth through the coupling.
+
+Observation (5): pusher height above the pinned edge [m], pusher vertical speed [m/s], depth of the
+cloth center [m], target depth [m], previous action. Reward: ``exp(-((depth - target) / sigma)^2)``
+minus a small action penalty. Terminated when the pusher leaves the cloth (through it or far above).
+"""
+
+from __future__ import annotations
+
+import newton
+import torch
+import warp as wp
+
+from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
+from isaaclab_contrib.envs import CoupledDirectEnv, CoupledDirectEnvCfg
+from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
+from isaaclab_contrib.utils.configclass import configclass
+
+__all__ = ["PressClothEnv", "PressClothEnvCfg"]
+
+
+@configclass
+class PressClothEnvCfg(CoupledDirectEnvCfg):
+    """Scene, action, reward and termination settings of the press-the-cloth task."""
+
+    cloth_cells: int = 4
+    """Cloth cells per side [count]."""
+    cloth_cell_size: float = 0.08
+    """Cloth cell size [m]."""
+    cloth_height: float = 0.3
+    """Height of the cloth and its pinned edges [m]."""
+    cloth_particle_mass: float = 0.02
+    """Mass of one cloth particle [kg]."""
+    cloth_stiffness: float = 1.0e3
+    """Membrane stiffness [N/m]."""
+    cloth_damping: float = 10.0
+    """Membrane damping [N*s/m]."""
+    pusher_radius: float = 0.03
+    """Pusher sphere radius [m]."""
+    pusher_density: float = 1000.0
+    """Pusher density [kg/m^3]."""
+    pusher_start_gap: float = 0.02
+    """Initial gap between pusher and cloth [m]."""
+    max_force: float = 6.0
+    """Force of a full action, added to gravity compensation [N]; negative actions push down."""
+    target_depth_range: tuple[float, float] = (0.04, 0.07)
+    """Range of the per-episode target depth of the cloth center [m] (it sags about 2 cm under its own weight)."""
+    reward_sigma: float = 0.02
+    """Width of the depth reward [m]."""
+    action_penalty: float = 0.01
+    """Weight of the squared action in the reward."""
+    fail_below: float = 0.15
+    """Terminate when the pusher is this far below the pinned edge [m] (through the cloth)."""
+    fail_above: float = 0.3
+    """Terminate when the pusher is this far above the pinned edge [m] (flew off)."""
+
+
+@wp.kernel
+def _pusher_force_kernel(
+    actions: wp.array2d(dtype=float),
+    pusher_body: wp.array(dtype=int),
+    weight: float,
+    max_force: float,
+    body_f: wp.array(dtype=wp.spatial_vector),
+):
+    env = wp.tid()
+    fz = weight + max_force * wp.clamp(actions[env, 0], -1.0, 1.0)
+    body_f[pusher_body[env]] = wp.spatial_vector(0.0, 0.0, fz, 0.0, 0.0, 0.0)
+
+
+class PressClothEnv(CoupledDirectEnv):
+    """Press the cloth center to a target depth with a force-controlled pusher."""
+
+    num_observations = 5
+    num_actions = 1
+
+    cfg: PressClothEnvCfg
+
+    def _coupler_cfg(self) -> CouplerProxyCfg:
+        return CouplerProxyCfg(
+            entries=[
+                CouplerEntryCfg(name="pusher", solver_cfg=SteelSolverCfg(), bodies=["/World/envs/env_.*/Pusher"]),
+                CouplerEntryCfg(name="cloth", solver_cfg=VBDSolverCfg(iterations=5), all_particles=True),
+            ],
+            iterations=2,
+            proxies=[
+                CouplerProxyMappingCfg(
+                    source="pusher", destination="cloth", bodies=["/World/envs/env_.*/Pusher"], proxy_relaxation=0.5
+                )
+            ],
+        )
+
+    def _build_scene(self, builder) -> None:
+        cfg = self.cfg
+        proto = newton.ModelBuilder()
+        z = cfg.cloth_height + cfg.pusher_start_gap + cfg.pusher_radius
+        body = proto.add_body(xform=wp.transform((0.0, 0.0, z), wp.quat_identity()), label="Pusher/body")
+        proto.add_shape_sphere(
+            body,
+            radius=cfg.pusher_radius,
+            cfg=newton.ModelBuilder.ShapeConfig(density=cfg.pusher_density),
+            label="Pusher/body/collision",
+        )
+        extent = cfg.cloth_cells * cfg.cloth_cell_size
+        proto.add_cloth_grid(
+            pos=wp.vec3(-0.5 * extent, -0.5 * extent, cfg.cloth_height),
+            rot=wp.quat_identity(),
+            vel=wp.vec3(0.0),
+            dim_x=cfg.cloth_cells,
+            dim_y=cfg.cloth_cells,
+            cell_x=cfg.cloth_cell_size,
+            cell_y=cfg.cloth_cell_size,
+            mass=cfg.cloth_particle_mass,
+            fix_left=True,
+            fix_right=True,
+            particle_radius=0.01,
+            tri_ke=cfg.cloth_stiffness,
+            tri_ka=cfg.cloth_stiffness,
+            tri_kd=cfg.cloth_damping,
+            edge_ke=1.0e-2,
+            edge_kd=1.0e-4,
+            label="Cloth",
+        )
+        builder.replicate(
+            proto,
+            cfg.num_envs,
+            spacing=(1.0, 0.0, 0.0),
+            label_prefixes=[f"/World/envs/env_{i}" for i in range(cfg.num_envs)],
+        )
+
+    def _setup_buffers(self) -> None:
+        cfg = self.cfg
+        model = self.manager.get_model()
+        labels = model.body_label
+        pusher = [labels.index(f"/World/envs/env_{i}/Pusher/body") for i in range(self.num_envs)]
+        self.pusher_ids = torch.tensor(pusher, device=self.torch_device)
+        self.pusher_body = wp.array(pusher, dtype=int, device=self.device)
+        mass = float(model.body_mass.numpy()[pusher[0]])
+        self.weight = mass * float(-model.gravity.numpy()[0][2])
+        per_env = (cfg.cloth_cells + 1) ** 2
+        center = (cfg.cloth_cells // 2) * (cfg.cloth_cells + 1) + cfg.cloth_cells // 2
+        self.center_ids = torch.arange(self.num_envs, device=self.torch_device) * per_env + center
+        self.target = torch.zeros(self.num_envs, device=self.torch_device)
+        self.prev_action = torch.zeros(self.num_envs, device=self.torch_device)
+        self.staged_f = self.manager.get_staged_body_f()
+
+    def _apply_action_launch(self) -> None:
+        wp.launch(
+            _pusher_force_kernel,
+            dim=self.num_envs,
+            inputs=[self.actions_wp, self.pusher_body, self.weight, self.cfg.max_force],
+            outputs=[self.staged_f],
+            device=self.device,
+        )
+
+    def _state(self):
+        state = self.manager.get_state_0()
+        body_q, body_qd = wp.to_torch(state.body_q), wp.to_torch(state.body_qd)
+        particle_q = wp.to_torch(state.particle_q)
+        pusher_z = body_q[self.pusher_ids, 2] - self.cfg.cloth_height
+        pusher_vz = body_qd[self.pusher_ids, 2]
+        depth = self.cfg.cloth_height - particle_q[self.center_ids, 2]
+        return pusher_z, pusher_vz, depth
+
+    def _get_observations(self) -> torch.Tensor:
+        pusher_z, pusher_vz, depth = self._state()
+        return torch.stack([pusher_z, pusher_vz, depth, self.target, self.prev_action], dim=-1)
+
+    def _get_rewards(self) -> torch.Tensor:
+        _, _, depth = self._state()
+        action = self.actions[:, 0]
+        self.prev_action = action.clone()
+        return torch.exp(-(((depth - self.target) / self.cfg.reward_sigma) ** 2)) - self.cfg.action_penalty * action**2
+
+    def _get_dones(self) -> torch.Tensor:
+        pusher_z, _, _ = self._state()
+        return (pusher_z < -self.cfg.fail_below) | (pusher_z > self.cfg.fail_above)
+
+    def _reset_idx(self, env_ids: torch.Tensor) -> None:
+        low, high = self.cfg.target_depth_range
+        draw = torch.rand(len(env_ids), generator=self.generator, device=self.torch_device)
+        self.target[env_ids] = low + (high - low) * draw
+        self.prev_action[env_ids] = 0.0

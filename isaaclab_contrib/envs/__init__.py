@@ -1,0 +1,5 @@
+"""Direct-workflow RL environments over the coupled manager."""
+
+from .direct_env import CoupledDirectEnv, CoupledDirectEnvCfg
+
+__all__ = ["CoupledDirectEnv", "CoupledDirectEnvCfg"]

@@ -1,0 +1,163 @@
+"""A small Isaac Lab direct-workflow env base over :class:`NewtonCouplerManager`.
+
+``step(actions)`` writes the actions into a persistent device buffer, runs ONE manager ``step()``
+(``decimation`` physics steps; actions reach the physics through a post-actuator callback inside
+the captured loop), computes rewards and terminations as torch tensors of shape ``[num_envs, ...]``,
+resets the finished envs through the manager's masked reset (other envs are not touched), and
+returns ``(obs, reward, terminated, truncated, extras)`` like a gymnasium vector env with
+autoreset. Episode statistics of the envs that finished are in ``extras["episode"]``.
+
+Subclasses implement :meth:`_build_scene`, :meth:`_coupler_cfg`, :meth:`_apply_action_launch`,
+:meth:`_get_observations`, :meth:`_get_rewards`, :meth:`_get_dones` and :meth:`_reset_idx`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import warp as wp
+
+from isaaclab_contrib.coupling import NewtonCouplerManager
+from isaaclab_contrib.physics import NewtonCfg, NewtonManager, SimulationCfg, SimulationContext
+from isaaclab_contrib.utils.configclass import configclass
+
+__all__ = ["CoupledDirectEnv", "CoupledDirectEnvCfg"]
+
+
+@configclass
+class CoupledDirectEnvCfg:
+    """Settings shared by coupled direct-workflow envs."""
+
+    num_envs: int = 16
+    """Number of parallel envs (Newton worlds) [count]."""
+    dt: float = 1.0 / 240.0
+    """Physics step [s]."""
+    decimation: int = 4
+    """Physics steps per env step; one policy action per env step."""
+    num_substeps: int = 1
+    """Solver substeps per physics step [count]."""
+    episode_length_s: float = 2.0
+    """Episode length before truncation [s]."""
+    device: str = "cpu"
+    """Warp / torch device."""
+    use_graph: bool = True
+    """Capture the decimation loop as a graph (``NewtonCfg.use_cuda_graph``)."""
+    seed: int = 0
+    """Seed of the env's random reset draws."""
+
+
+class CoupledDirectEnv:
+    """Vectorized env base: all envs step together; finished envs reset themselves."""
+
+    num_observations: int = 0
+    num_actions: int = 0
+
+    def __init__(self, cfg: CoupledDirectEnvCfg):
+        cfg.validate()
+        self.cfg = cfg
+        self.num_envs = cfg.num_envs
+        self.manager = NewtonCouplerManager
+        NewtonManager.close()
+        self.sim = SimulationContext(
+            SimulationCfg(
+                dt=cfg.dt,
+                device=cfg.device,
+                physics=NewtonCfg(
+                    solver_cfg=self._coupler_cfg(), num_substeps=cfg.num_substeps, use_cuda_graph=cfg.use_graph
+                ),
+            )
+        )
+        try:
+            builder = self.manager.create_builder()
+            self._build_scene(builder)
+            self.manager.set_builder(builder)
+            self.sim.reset()
+            self.device = self.manager.get_device()
+            self.torch_device = wp.device_to_torch(self.device)
+            self.generator = torch.Generator(device=self.torch_device).manual_seed(cfg.seed)
+            self.max_episode_length = max(1, round(cfg.episode_length_s / (cfg.dt * cfg.decimation)))
+            self.actions_wp = wp.zeros((self.num_envs, self.num_actions), dtype=float, device=self.device)
+            self.actions = wp.to_torch(self.actions_wp)  # zero-copy: writing it feeds the captured loop
+            self.episode_length = torch.zeros(self.num_envs, dtype=torch.long, device=self.torch_device)
+            self.episode_return = torch.zeros(self.num_envs, dtype=torch.float32, device=self.torch_device)
+            self._setup_buffers()
+            self.manager.register_post_actuator_callback(self._apply_action_launch)
+            self.manager.set_decimation(cfg.decimation)
+        except BaseException:
+            self.sim.clear_instance()
+            raise
+
+    # ------------------------------------------------------------------ gym-like API
+    def reset(self, seed: int | None = None) -> tuple[torch.Tensor, dict]:
+        """Reset every env; returns ``(obs, extras)``."""
+        if seed is not None:
+            self.generator.manual_seed(seed)
+        all_envs = torch.arange(self.num_envs, device=self.torch_device)
+        self._reset_envs(all_envs)
+        return self._get_observations(), {}
+
+    def step(self, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict]:
+        """Apply *actions* (``[num_envs, num_actions]``, clipped to [-1, 1]) for one env step."""
+        if actions.shape != (self.num_envs, self.num_actions):
+            raise ValueError(f"actions must have shape {(self.num_envs, self.num_actions)}, got {tuple(actions.shape)}")
+        self.actions.copy_(actions.to(self.torch_device).clamp(-1.0, 1.0))
+        self.manager.step()
+        self.episode_length += 1
+        reward = self._get_rewards()
+        terminated = self._get_dones()
+        truncated = (self.episode_length >= self.max_episode_length) & ~terminated
+        self.episode_return += reward
+        extras: dict[str, Any] = {}
+        done = terminated | truncated
+        if bool(done.any()):
+            ids = torch.nonzero(done).squeeze(-1)
+            extras["episode"] = {
+                "return": self.episode_return[ids].clone(),
+                "length": self.episode_length[ids].clone(),
+                "env_ids": ids.clone(),
+            }
+            extras["final_observation"] = self._get_observations()[ids]
+            self._reset_envs(ids)
+        return self._get_observations(), reward, terminated, truncated, extras
+
+    def close(self) -> None:
+        """Close the simulation and clear the manager."""
+        self.sim.clear_instance()
+
+    # ------------------------------------------------------------------ resets
+    def _reset_envs(self, env_ids: torch.Tensor) -> None:
+        """Put *env_ids* back to their initial state (masked manager reset) and redraw task randomness."""
+        ids = env_ids.detach().cpu().numpy()
+        self.manager.write_initial_state(env_ids=ids)
+        self.actions[env_ids] = 0.0
+        self.episode_length[env_ids] = 0
+        self.episode_return[env_ids] = 0.0
+        self._reset_idx(env_ids)
+        self.manager.forward()  # FK and a masked solver reset now, so observations see the reset state
+
+    # ------------------------------------------------------------------ task hooks
+    def _coupler_cfg(self):
+        raise NotImplementedError
+
+    def _build_scene(self, builder) -> None:
+        raise NotImplementedError
+
+    def _setup_buffers(self) -> None:
+        """Allocate task buffers (called once the model exists)."""
+
+    def _apply_action_launch(self) -> None:
+        """Launch the kernel that turns ``self.actions_wp`` into forces or targets (inside the graph)."""
+        raise NotImplementedError
+
+    def _get_observations(self) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _get_rewards(self) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _get_dones(self) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _reset_idx(self, env_ids: torch.Tensor) -> None:
+        """Task-specific reset of *env_ids* (e.g. new targets)."""
