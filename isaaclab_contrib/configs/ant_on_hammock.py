@@ -17,6 +17,8 @@ from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg
 from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
 from isaaclab_contrib.utils.configclass import configclass
 
+from .common import add_pinned_cloth, replicate_envs
+
 __all__ = ["AntOnHammockSceneCfg", "admm_coupler_cfg", "build_ant_on_hammock"]
 
 
@@ -59,24 +61,15 @@ def _prototype(cfg: AntOnHammockSceneCfg) -> newton.ModelBuilder:
     )
     proto = newton.ModelBuilder()
     proto.add_builder(ant, label_prefix="Robot")
-    extent = cfg.hammock_cells * cfg.hammock_cell_size
-    proto.add_cloth_grid(
-        pos=wp.vec3(-0.5 * extent, -0.5 * extent, cfg.hammock_height),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=cfg.hammock_cells,
-        dim_y=cfg.hammock_cells,
-        cell_x=cfg.hammock_cell_size,
-        cell_y=cfg.hammock_cell_size,
-        mass=cfg.hammock_particle_mass,
-        fix_left=True,
-        fix_right=True,
+    add_pinned_cloth(
+        proto,
+        cells=cfg.hammock_cells,
+        cell_size=cfg.hammock_cell_size,
+        height=cfg.hammock_height,
+        particle_mass=cfg.hammock_particle_mass,
         particle_radius=cfg.hammock_particle_radius,
-        tri_ke=cfg.hammock_stiffness,
-        tri_ka=cfg.hammock_stiffness,
-        tri_kd=cfg.hammock_damping,
-        edge_ke=1.0e-2,
-        edge_kd=1.0e-4,
+        stiffness=cfg.hammock_stiffness,
+        damping=cfg.hammock_damping,
         label="Hammock",
     )
     return proto
@@ -84,12 +77,7 @@ def _prototype(cfg: AntOnHammockSceneCfg) -> newton.ModelBuilder:
 
 def build_ant_on_hammock(builder: Any, cfg: AntOnHammockSceneCfg) -> None:
     """Add ``cfg.num_envs`` ant-on-hammock envs to *builder*, one Newton world each."""
-    builder.replicate(
-        _prototype(cfg),
-        cfg.num_envs,
-        spacing=(cfg.env_spacing, 0.0, 0.0),
-        label_prefixes=[f"/World/envs/env_{i}" for i in range(cfg.num_envs)],
-    )
+    replicate_envs(builder, _prototype(cfg), cfg.num_envs, spacing=cfg.env_spacing)
 
 
 def admm_coupler_cfg() -> CouplerAdmmCfg:

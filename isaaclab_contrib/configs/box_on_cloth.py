@@ -17,6 +17,8 @@ from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg, CouplerPr
 from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
 from isaaclab_contrib.utils.configclass import configclass
 
+from .common import add_pinned_cloth, replicate_envs
+
 __all__ = ["BoxOnClothSceneCfg", "admm_coupler_cfg", "build_box_on_cloth", "env_origins", "proxy_coupler_cfg"]
 
 
@@ -73,37 +75,23 @@ def _prototype(cfg: BoxOnClothSceneCfg):
         cfg=newton.ModelBuilder.ShapeConfig(density=cfg.box_density),
         label="Box/body/collision",
     )
-    extent = cfg.cloth_cells * cfg.cloth_cell_size
-    proto.add_cloth_grid(
-        pos=wp.vec3(-0.5 * extent, -0.5 * extent, cfg.cloth_height),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=cfg.cloth_cells,
-        dim_y=cfg.cloth_cells,
-        cell_x=cfg.cloth_cell_size,
-        cell_y=cfg.cloth_cell_size,
-        mass=cfg.cloth_particle_mass,
-        fix_left=True,
-        fix_right=True,
+    add_pinned_cloth(
+        proto,
+        cells=cfg.cloth_cells,
+        cell_size=cfg.cloth_cell_size,
+        height=cfg.cloth_height,
+        particle_mass=cfg.cloth_particle_mass,
         particle_radius=cfg.cloth_particle_radius,
-        tri_ke=cfg.cloth_stretch_stiffness,
-        tri_ka=cfg.cloth_stretch_stiffness,
-        tri_kd=cfg.cloth_stretch_damping,
-        edge_ke=cfg.cloth_bend_stiffness,
-        edge_kd=1.0e-2 * cfg.cloth_bend_stiffness,
-        label="Cloth",
+        stiffness=cfg.cloth_stretch_stiffness,
+        damping=cfg.cloth_stretch_damping,
+        bend_stiffness=cfg.cloth_bend_stiffness,
     )
     return proto
 
 
 def build_box_on_cloth(builder: Any, cfg: BoxOnClothSceneCfg) -> None:
     """Add ``cfg.num_envs`` box-on-cloth envs to *builder*, one Newton world each."""
-    builder.replicate(
-        _prototype(cfg),
-        cfg.num_envs,
-        xforms=[wp.transform(origin, wp.quat_identity()) for origin in env_origins(cfg)],
-        label_prefixes=[f"/World/envs/env_{i}" for i in range(cfg.num_envs)],
-    )
+    replicate_envs(builder, _prototype(cfg), cfg.num_envs, origins=env_origins(cfg))
 
 
 def _entries() -> list[CouplerEntryCfg]:

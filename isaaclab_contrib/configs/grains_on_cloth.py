@@ -17,6 +17,8 @@ from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerP
 from isaaclab_contrib.physics import NewtonModelCfg, VBDSolverCfg, XPBDSolverCfg
 from isaaclab_contrib.utils.configclass import configclass
 
+from .common import add_pinned_cloth, replicate_envs
+
 __all__ = ["GrainsOnClothSceneCfg", "build_grains_on_cloth", "particle_ranges", "proxy_coupler_cfg"]
 
 
@@ -87,37 +89,23 @@ def _prototype(cfg: GrainsOnClothSceneCfg) -> newton.ModelBuilder:
         jitter=0.0,
         radius_mean=cfg.grain_radius,
     )
-    extent = cfg.cloth_cells * cfg.cloth_cell_size
-    proto.add_cloth_grid(
-        pos=wp.vec3(-0.5 * extent, -0.5 * extent, cfg.cloth_height),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=cfg.cloth_cells,
-        dim_y=cfg.cloth_cells,
-        cell_x=cfg.cloth_cell_size,
-        cell_y=cfg.cloth_cell_size,
-        mass=cfg.cloth_particle_mass,
-        fix_left=True,
-        fix_right=True,
+    add_pinned_cloth(
+        proto,
+        cells=cfg.cloth_cells,
+        cell_size=cfg.cloth_cell_size,
+        height=cfg.cloth_height,
+        particle_mass=cfg.cloth_particle_mass,
         particle_radius=cfg.grain_radius,
-        tri_ke=cfg.cloth_stiffness,
-        tri_ka=cfg.cloth_stiffness,
-        tri_kd=cfg.cloth_damping,
-        edge_ke=0.01,
-        edge_kd=0.0005,
-        label="Cloth",
+        stiffness=cfg.cloth_stiffness,
+        damping=cfg.cloth_damping,
+        bend_stiffness=0.01,
     )
     return proto
 
 
 def build_grains_on_cloth(builder: Any, cfg: GrainsOnClothSceneCfg) -> None:
     """Add ``cfg.num_envs`` grains-on-cloth envs to *builder*, one Newton world each."""
-    builder.replicate(
-        _prototype(cfg),
-        cfg.num_envs,
-        spacing=(cfg.env_spacing, 0.0, 0.0),
-        label_prefixes=[f"/World/envs/env_{i}" for i in range(cfg.num_envs)],
-    )
+    replicate_envs(builder, _prototype(cfg), cfg.num_envs, spacing=cfg.env_spacing)
 
 
 def proxy_coupler_cfg(cfg: GrainsOnClothSceneCfg | None = None) -> CouplerProxyCfg:

@@ -21,6 +21,8 @@ from isaaclab_contrib.envs import CoupledDirectEnv, CoupledDirectEnvCfg
 from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
 from isaaclab_contrib.utils.configclass import configclass
 
+from .common import add_pinned_cloth, replicate_envs
+
 __all__ = ["PressClothEnv", "PressClothEnvCfg"]
 
 
@@ -106,32 +108,17 @@ class PressClothEnv(CoupledDirectEnv):
             cfg=newton.ModelBuilder.ShapeConfig(density=cfg.pusher_density),
             label="Pusher/body/collision",
         )
-        extent = cfg.cloth_cells * cfg.cloth_cell_size
-        proto.add_cloth_grid(
-            pos=wp.vec3(-0.5 * extent, -0.5 * extent, cfg.cloth_height),
-            rot=wp.quat_identity(),
-            vel=wp.vec3(0.0),
-            dim_x=cfg.cloth_cells,
-            dim_y=cfg.cloth_cells,
-            cell_x=cfg.cloth_cell_size,
-            cell_y=cfg.cloth_cell_size,
-            mass=cfg.cloth_particle_mass,
-            fix_left=True,
-            fix_right=True,
-            particle_radius=0.01,
-            tri_ke=cfg.cloth_stiffness,
-            tri_ka=cfg.cloth_stiffness,
-            tri_kd=cfg.cloth_damping,
-            edge_ke=1.0e-2,
-            edge_kd=1.0e-4,
-            label="Cloth",
-        )
-        builder.replicate(
+        add_pinned_cloth(
             proto,
-            cfg.num_envs,
-            spacing=(1.0, 0.0, 0.0),
-            label_prefixes=[f"/World/envs/env_{i}" for i in range(cfg.num_envs)],
+            cells=cfg.cloth_cells,
+            cell_size=cfg.cloth_cell_size,
+            height=cfg.cloth_height,
+            particle_mass=cfg.cloth_particle_mass,
+            particle_radius=0.01,
+            stiffness=cfg.cloth_stiffness,
+            damping=cfg.cloth_damping,
         )
+        replicate_envs(builder, proto, cfg.num_envs, spacing=1.0)
 
     def _setup_buffers(self) -> None:
         cfg = self.cfg

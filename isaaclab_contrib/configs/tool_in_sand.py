@@ -18,6 +18,8 @@ from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerP
 from isaaclab_contrib.physics import MPMSolverCfg, NewtonModelCfg, SteelSolverCfg
 from isaaclab_contrib.utils.configclass import configclass
 
+from .common import replicate_envs
+
 __all__ = ["ToolInSandSceneCfg", "build_tool_in_sand", "proxy_coupler_cfg"]
 
 
@@ -87,12 +89,7 @@ def _prototype(cfg: ToolInSandSceneCfg) -> newton.ModelBuilder:
 def build_tool_in_sand(builder: Any, cfg: ToolInSandSceneCfg) -> None:
     """Add ``cfg.num_envs`` tool-in-sand envs and a ground plane to *builder*."""
     newton.solvers.SolverImplicitMPM.register_custom_attributes(builder)
-    builder.replicate(
-        _prototype(cfg),
-        cfg.num_envs,
-        spacing=(cfg.env_spacing, 0.0, 0.0),
-        label_prefixes=[f"/World/envs/env_{i}" for i in range(cfg.num_envs)],
-    )
+    replicate_envs(builder, _prototype(cfg), cfg.num_envs, spacing=cfg.env_spacing)
     builder.add_ground_plane(label="/World/ground")
 
 

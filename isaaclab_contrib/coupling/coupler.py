@@ -114,8 +114,6 @@ class NewtonCouplerManager(NewtonManager):
     @classmethod
     def _create_contact_sensor(cls, record: SensorRecord, model):
         """Build the sensor on the view of the one entry that owns all its shapes (``None`` until the solver exists)."""
-        import newton
-
         plan = cls.get_coupling_plan()
         if plan is None or cls._solver is None:
             return None
@@ -148,15 +146,7 @@ class NewtonCouplerManager(NewtonManager):
                 "(e.g. the ground: include_static_shapes) into one entry."
             )
         record.entry = entries[0]
-        return newton.sensors.SensorContact(
-            cls._solver.view(record.entry),
-            sensing_bodies=bodies,
-            sensing_shapes=shapes,
-            counterpart_bodies=partner_bodies,
-            counterpart_shapes=partner_shapes,
-            verbose=record.request["verbose"],
-            request_contact_attributes=False,
-        )
+        return super()._create_contact_sensor(record, cls._solver.view(record.entry))
 
     @classmethod
     def _contact_update_args(cls, record: SensorRecord, full):
