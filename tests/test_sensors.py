@@ -157,7 +157,12 @@ def test_imu_on_entries_without_body_qdd_fails_early_naming_sensor_kind_and_entr
         match=r"imu\[0\].*'body_qdd'.*entries \['rigid'\].*SolverSteel.*MuJoCo-Warp.*step_average",
     ):
         sim.reset()
-    assert M.get_solver() is None and M._snapshot().keys() == before.keys()
+    assert M.get_solver() is None and M.get_model() is None and M._snapshot().keys() == before.keys()
+    # The sensor created on the rolled-back model was dropped with it; with a valid config it works.
+    assert M._imu_sensors[0].sensor is None
+    M._cfg.body_qdd_source = "step_average"
+    acc = settle(sim, env_steps=3, imu=0, window=1)
+    assert acc.shape == (2, 3) and np.isfinite(acc).all()
 
 
 def test_legacy_contact_request_is_rejected_on_coupled_scenes():

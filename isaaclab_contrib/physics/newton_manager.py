@@ -138,18 +138,25 @@ class NewtonManager(SensorMethods, UsdMethods):
 
     @classmethod
     def _snapshot(cls) -> dict[str, Any]:
-        """Shallow copy of every slot value (containers copied one level)."""
+        """Shallow copy of every slot value (containers copied one level), plus the mutable
+        fields of the sensor records (their Newton sensor is created during initialization)."""
         snap = {}
         for name in cls._slot_names():
             value = getattr(cls, name)
             if isinstance(value, (list, set, dict)):
                 value = type(value)(value)
             snap[name] = value
+        records = (*cls._imu_sensors, *cls._contact_sensors.values(), *cls._frame_transform_sensors)
+        snap["__sensor_records__"] = [(r, r.sensor, r.update_args, r.entry) for r in records]
         return snap
 
     @classmethod
     def _restore(cls, snapshot: dict[str, Any]) -> None:
+        for record, sensor, update_args, entry in snapshot.get("__sensor_records__", ()):
+            record.sensor, record.update_args, record.entry = sensor, update_args, entry
         for name, value in snapshot.items():
+            if name == "__sensor_records__":
+                continue
             setattr(NewtonManager, name, value)
             if name in cls.__dict__ and cls is not NewtonManager:
                 delattr(cls, name)
