@@ -28,11 +28,10 @@ def print_summary(name: str, spec, coupler, manager, num_envs: int, device: str)
     plan = manager.get_coupling_plan()
     solver = manager.get_solver()
     newton_cls = next(c for c in type(solver).__mro__ if c.__module__.startswith("newton"))
-    physics = manager._cfg
     print(f"Scene {name!r}: {spec.description}; {num_envs} env(s), device {device}")
     print(
         f"Coupling: {type(coupler).__name__} -> newton {newton_cls.__name__}; decimation {manager.get_decimation()}, "
-        f"{physics.num_substeps} solver substep(s) per physics step of {manager.get_physics_dt():.5f} s"
+        f"{manager.get_num_substeps()} solver substep(s) per physics step of {manager.get_physics_dt():.5f} s"
     )
     print(
         f"{'entry':<9}{'solver':<16}{'substeps':>9}{'bodies':>7}{'joints':>7}{'shapes':>7}{'particles':>10}  sees static"

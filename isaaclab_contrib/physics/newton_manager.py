@@ -586,7 +586,11 @@ class NewtonManager(SensorMethods, UsdMethods):
         """
         del articulation_ids
         cls._require(cls._simulation_started, "start_simulation() must run before invalidate_fk()")
-        mask = cls._world_mask_from(env_mask, env_ids)
+        cls._mark_worlds(cls._world_mask_from(env_mask, env_ids))
+
+    @classmethod
+    def _mark_worlds(cls, mask: np.ndarray) -> None:
+        """OR a ``(world_count + 1,)`` host mask (last entry: global entities) into the pending reset mask."""
         current = cls._world_reset_mask.numpy() | mask
         cls._world_reset_mask.assign(current)
         cls._set(_fk_pending=bool(current.any()))
@@ -645,7 +649,7 @@ class NewtonManager(SensorMethods, UsdMethods):
                     outputs=[dst],
                     device=cls._device,
                 )
-        cls.invalidate_fk(env_mask=mask[:-1])
+        cls._mark_worlds(mask)
 
     @classmethod
     def reset(cls, soft: bool = False) -> None:
@@ -858,6 +862,11 @@ class NewtonManager(SensorMethods, UsdMethods):
     def get_dt(cls) -> float:
         """Alias of :meth:`get_physics_dt` [s]."""
         return cls.get_physics_dt()
+
+    @classmethod
+    def get_num_substeps(cls) -> int:
+        """Solver substeps per physics step."""
+        return cls._num_substeps
 
     @classmethod
     def get_solver_dt(cls) -> float:
