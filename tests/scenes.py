@@ -5,6 +5,8 @@ from __future__ import annotations
 import newton
 import warp as wp
 
+from isaaclab_contrib.configs.common import add_pinned_cloth
+
 CLOTH_DIM = 8  # cells per side -> (CLOTH_DIM + 1) ** 2 particles
 CLOTH_PARTICLES = (CLOTH_DIM + 1) ** 2
 
@@ -90,23 +92,14 @@ def sensor_prototype(box_density: float = 100.0) -> newton.ModelBuilder:
     cloth_box = b.add_body(xform=wp.transform((0.0, 0.0, 0.17), wp.quat_identity()), label="ClothBox/body")
     b.add_shape_box(cloth_box, hx=0.05, hy=0.05, hz=0.05, cfg=cfg, label="ClothBox/body/collision")
     b.add_site(cloth_box, label="ClothBox/body/imu")
-    b.add_cloth_grid(
-        pos=wp.vec3(-0.2, -0.2, 0.1),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=CLOTH_DIM,
-        dim_y=CLOTH_DIM,
-        cell_x=0.05,
-        cell_y=0.05,
-        mass=0.01,
-        fix_left=True,
-        fix_right=True,
+    add_pinned_cloth(
+        b,
+        cells=CLOTH_DIM,
+        cell_size=0.05,
+        height=0.1,
+        particle_mass=0.01,
         particle_radius=0.01,
-        label="Cloth",
-        tri_ke=1.0e3,
-        tri_ka=1.0e3,
-        tri_kd=10.0,
-        edge_ke=1.0e-2,
-        edge_kd=1.0e-4,
+        stiffness=1.0e3,
+        damping=10.0,
     )
     return b

@@ -83,25 +83,25 @@ def _coupled_classes() -> tuple[type, type]:
     return _SOLVER_CLASSES["admm"], _SOLVER_CLASSES["proxy"]
 
 
+def _validated_entries(cfg: CouplerCfg, caller: str) -> list:
+    if not isinstance(cfg, CouplerCfg):
+        raise TypeError(f"{caller} expects a CouplerCfg, got {type(cfg).__name__}")
+    cfg.validate()
+    return cfg.entries
+
+
 def prepare_builder(builder: newton.ModelBuilder, cfg: CouplerCfg) -> None:
     """Register every entry solver's custom model attributes on *builder* (before assets are added)."""
-    if not isinstance(cfg, CouplerCfg):
-        raise TypeError(f"prepare_builder expects a CouplerCfg, got {type(cfg).__name__}")
-    cfg.validate()
     seen: set[type] = set()
-    for entry in cfg.entries:
-        if type(entry.solver_cfg) in seen:
-            continue
-        seen.add(type(entry.solver_cfg))
-        entry.solver_cfg.register_builder_attributes(builder)
+    for entry in _validated_entries(cfg, "prepare_builder"):
+        if type(entry.solver_cfg) not in seen:
+            seen.add(type(entry.solver_cfg))
+            entry.solver_cfg.register_builder_attributes(builder)
 
 
 def finalize_builder(builder: newton.ModelBuilder, cfg: CouplerCfg) -> None:
     """Apply every entry solver's last builder preparation (e.g. VBD colouring); call right before finalize."""
-    if not isinstance(cfg, CouplerCfg):
-        raise TypeError(f"finalize_builder expects a CouplerCfg, got {type(cfg).__name__}")
-    cfg.validate()
-    for entry in cfg.entries:
+    for entry in _validated_entries(cfg, "finalize_builder"):
         entry.solver_cfg.prepare_builder_for_finalize(builder)
 
 

@@ -23,7 +23,7 @@ import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -414,18 +414,3 @@ def resolve_entries(model: newton.Model, coupler_cfg: CouplerCfg) -> dict[str, E
     (sorted). The full validation of :func:`resolve_coupling` runs first.
     """
     return resolve_coupling(model, coupler_cfg).entries
-
-
-def summarize_plan(plan: CouplingPlan) -> list[dict[str, Any]]:
-    """Rows (one per entry) of counts, for reports and logs."""
-    return [
-        {
-            "entry": name,
-            "bodies": len(own.bodies),
-            "joints": len(own.joints),
-            "shapes": len(own.shapes),
-            "particles": len(own.particles),
-            "sees_static": own.sees_static_shapes,
-        }
-        for name, own in plan.entries.items()
-    ]

@@ -44,36 +44,36 @@ class ObservablesUnsupportedError(ValueError):
     """A sensor needs an observable kind the simulation's solver(s) cannot produce."""
 
 
-def legacy_state_kind(attr: str) -> str:
-    """Map a deprecated extended state attribute to its observable kind, with a DeprecationWarning."""
-    if attr not in _LEGACY_STATE:
-        raise ValueError(
-            f"request_extended_state_attribute: unknown attribute {attr!r}; known: {sorted(_LEGACY_STATE)}"
-        )
-    kind = _LEGACY_STATE[attr]
+def _legacy_kind(method: str, table: dict[str, str], attr: str, replacement: str) -> str:
+    if attr not in table:
+        raise ValueError(f"{method}: unknown attribute {attr!r}; known: {sorted(table)}")
+    kind = table[attr]
     warnings.warn(
-        f"request_extended_state_attribute({attr!r}) is deprecated: declare the solver observable kind "
-        f"{kind!r} in the sensor's solver_observable_kinds instead (the manager allocates it once).",
+        f"{method}({attr!r}) is deprecated: declare the solver observable kind {kind!r} {replacement}",
         DeprecationWarning,
-        stacklevel=3,
+        stacklevel=4,
     )
     return kind
+
+
+def legacy_state_kind(attr: str) -> str:
+    """Map a deprecated extended state attribute to its observable kind, with a DeprecationWarning."""
+    return _legacy_kind(
+        "request_extended_state_attribute",
+        _LEGACY_STATE,
+        attr,
+        "in the sensor's solver_observable_kinds instead (the manager allocates it once).",
+    )
 
 
 def legacy_contact_kind(attr: str) -> str:
     """Map a deprecated extended contact attribute to its observable kind, with a DeprecationWarning."""
-    if attr not in _LEGACY_CONTACT:
-        raise ValueError(
-            f"request_extended_contact_attribute: unknown attribute {attr!r}; known: {sorted(_LEGACY_CONTACT)}"
-        )
-    kind = _LEGACY_CONTACT[attr]
-    warnings.warn(
-        f"request_extended_contact_attribute({attr!r}) is deprecated: declare the solver observable kind "
-        f"{kind!r} (SolverBase.ObservableKind.CONTACT_F) instead.",
-        DeprecationWarning,
-        stacklevel=3,
+    return _legacy_kind(
+        "request_extended_contact_attribute",
+        _LEGACY_CONTACT,
+        attr,
+        "(SolverBase.ObservableKind.CONTACT_F) instead.",
     )
-    return kind
 
 
 def combine_patterns(expr: str | list[str] | None) -> re.Pattern | None:
