@@ -10,12 +10,15 @@ and the captured/eager ratio, all measured in this one run.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import torch
 import warp as wp
 
-from isaaclab_contrib.configs.press_cloth_task import PressClothEnv, PressClothEnvCfg
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
+from configs.press_cloth_task import PressClothEnv, PressClothEnvCfg
 
 
 def rate(num_envs: int, graph: bool, steps: int) -> float:

@@ -10,24 +10,29 @@ interfaces. Builds and finalizes the model only (no solver is constructed).
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 import newton
 import warp as wp
 
-from isaaclab_contrib.configs import SCENES
 from isaaclab_contrib.coupling import finalize_builder, prepare_builder
 from isaaclab_contrib.coupling.report import ownership_report
+from isaaclab_contrib.scenes import get_scene, scene_names
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
+import configs  # noqa: F401  (registers the ready scenes)
 
 
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scene", choices=sorted(SCENES), default="ant_on_hammock")
+    parser.add_argument("--scene", choices=scene_names(), default="ant_on_hammock")
     parser.add_argument("--num-envs", type=int, default=2)
     parser.add_argument("--examples", type=int, default=3, help="example labels shown per list")
     args = parser.parse_args(argv)
     wp.config.quiet = True
 
-    spec = SCENES[args.scene]
+    spec = get_scene(args.scene)
     scene_cfg = spec.scene_cfg(num_envs=args.num_envs)
     coupler = spec.coupler(scene_cfg)
     builder = newton.ModelBuilder()

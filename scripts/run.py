@@ -12,6 +12,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -19,9 +20,12 @@ import numpy as np
 import warp as wp
 from tqdm import tqdm
 
-from isaaclab_contrib.configs import SCENES
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
 from isaaclab_contrib.physics.usd_io import author_body_prims, set_time_range
+from isaaclab_contrib.scenes import get_scene, scene_names
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
+import configs  # noqa: F401  (registers the ready scenes)
 
 
 def print_summary(name: str, spec, coupler, manager, num_envs: int, device: str) -> None:
@@ -48,8 +52,11 @@ def print_summary(name: str, spec, coupler, manager, num_envs: int, device: str)
         )
     if plan.contact_pairs:
         print(f"ADMM contact pairs: {plan.contact_pairs}")
-    if manager.is_graph_captured():
+    mode = manager.step_mode()
+    if mode == "graph":
         print("Stepping: captured -- the decimation loop is one graph replayed every env step")
+    elif mode == "partial":
+        print(f"Stepping: partly captured -- graphs replayed, some stages eager: {manager.eager_reason()}")
     else:
         print(f"Stepping: eager -- {manager.eager_reason()}")
 
@@ -112,7 +119,7 @@ def plot(path: Path, times, heights, lowest, title: str) -> None:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scene", choices=sorted(SCENES), default="ant_on_hammock", help="ready scene to run")
+    parser.add_argument("--scene", choices=scene_names(), default="ant_on_hammock", help="ready scene to run")
     parser.add_argument("--num-envs", type=int, default=1, help="number of envs (Newton worlds)")
     parser.add_argument("--frames", type=int, default=60, help="env steps to run and record")
     parser.add_argument("--dt", type=float, default=1.0 / 240.0, help="physics step [s]")
@@ -122,7 +129,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
 
     wp.config.quiet = True
-    spec = SCENES[args.scene]
+    spec = get_scene(args.scene)
     scene_cfg = spec.scene_cfg(num_envs=args.num_envs)
     coupler = spec.coupler(scene_cfg)
     out = Path(args.output)
@@ -197,6 +204,7 @@ def main(argv: list[str] | None = None) -> dict:
             "heights": heights_arr,
             "lowest": lowest_arr,
             "captured": manager.is_graph_captured(),
+            "step_mode": manager.step_mode(),
         }
     finally:
         sim.clear_instance()

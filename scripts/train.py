@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -18,9 +19,11 @@ import torch
 import warp as wp
 from tqdm import tqdm
 
-from isaaclab_contrib.configs.press_cloth_task import PressClothEnv, PressClothEnvCfg
 from isaaclab_contrib.rl import PPO, PPOCfg
 from isaaclab_contrib.rl.ppo import ActorCritic
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
+from configs.press_cloth_task import PressClothEnv, PressClothEnvCfg
 
 
 def evaluate(env: PressClothEnv, policy, rounds: int = 1) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from isaaclab_contrib.configs.box_on_cloth import (
+from configs.box_on_cloth import (
     BoxOnClothSceneCfg,
     admm_coupler_cfg,
     build_box_on_cloth,
@@ -29,10 +29,10 @@ def small_scene(num_envs: int = 1) -> BoxOnClothSceneCfg:
     return BoxOnClothSceneCfg(num_envs=num_envs, cloth_cells=4, cloth_cell_size=0.1)
 
 
-def start(coupler, *, graph: bool, substeps: int, decimation: int, scene: BoxOnClothSceneCfg):
+def start(coupler, *, graph: bool, substeps: int, decimation: int, scene: BoxOnClothSceneCfg, device: str = "cpu"):
     sim = SimulationContext(
         SimulationCfg(
-            dt=DT, device="cpu", physics=NewtonCfg(num_substeps=substeps, use_cuda_graph=graph, solver_cfg=coupler)
+            dt=DT, device=device, physics=NewtonCfg(num_substeps=substeps, use_cuda_graph=graph, solver_cfg=coupler)
         )
     )
     builder = NewtonCouplerManager.create_builder()
@@ -59,8 +59,16 @@ def run(
     num_envs: int = 1,
     reset_at: int | None = None,
     reset_ids: list[int] | None = None,
+    device: str = "cpu",
 ) -> dict[str, np.ndarray]:
-    sim = start(cheap_coupler(kind), graph=graph, substeps=substeps, decimation=decimation, scene=small_scene(num_envs))
+    sim = start(
+        cheap_coupler(kind),
+        graph=graph,
+        substeps=substeps,
+        decimation=decimation,
+        scene=small_scene(num_envs),
+        device=device,
+    )
     try:
         for i in range(env_steps):
             if i == reset_at:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import newton
 import warp as wp
 
-from isaaclab_contrib.configs.common import add_pinned_cloth
+from isaaclab_contrib.scenes import add_pinned_cloth
 
 CLOTH_DIM = 8  # cells per side -> (CLOTH_DIM + 1) ** 2 particles
 CLOTH_PARTICLES = (CLOTH_DIM + 1) ** 2

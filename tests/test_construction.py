@@ -1,11 +1,11 @@
-"""Coupled solvers built from configs only, stepped on the CPU in a plain Newton loop."""
+"""Coupled solvers built from configs only, stepped in a plain Newton loop (on every test device)."""
 
 import newton
 import numpy as np
 import pytest
 import warp as wp
 
-from isaaclab_contrib.configs.box_on_cloth import (
+from configs.box_on_cloth import (
     BoxOnClothSceneCfg,
     admm_coupler_cfg,
     build_box_on_cloth,
@@ -18,21 +18,21 @@ DT = 1.0 / 240.0
 MAX_SAG = 0.06  # [m] a 0.1 kg box on the 40 cm cloth pinned along two edges sags ~3.5 cm
 
 
-def make_model(scene: BoxOnClothSceneCfg, coupler):
+def make_model(scene: BoxOnClothSceneCfg, coupler, device: str):
     builder = newton.ModelBuilder()
     prepare_builder(builder, coupler)
     build_box_on_cloth(builder, scene)
     finalize_builder(builder, coupler)
-    return builder.finalize(device="cpu")
+    return builder.finalize(device=device)
 
 
-def simulate(scene: BoxOnClothSceneCfg, coupler, steps: int = STEPS):
+def simulate(scene: BoxOnClothSceneCfg, coupler, device: str, steps: int = STEPS):
     """Plain Newton loop over the coupled solver; returns box heights every 2 steps and the final state.
 
     Two eager steps, then the same two steps (ping-pong between the states) captured as a Warp
     graph and replayed: the coupled solver built from configs works in a user's captured loop too.
     """
-    model = make_model(scene, coupler)
+    model = make_model(scene, coupler, device)
     solver = build_coupled_solver(model, coupler)
     pipeline = newton.CollisionPipeline(model)
     contacts = pipeline.contacts()
@@ -46,7 +46,7 @@ def simulate(scene: BoxOnClothSceneCfg, coupler, steps: int = STEPS):
         solver.step(state_1, state_0, control, contacts, DT)
 
     two_steps()
-    with wp.ScopedCapture(device="cpu") as capture:
+    with wp.ScopedCapture(device=device) as capture:
         two_steps()
     heights = [state_0.body_q.numpy()[:, 2].copy()]
     for _ in range(steps // 2 - 1):
@@ -71,14 +71,14 @@ def check_rests_on_cloth(scene, heights, state):
 
 
 @pytest.fixture(scope="module")
-def admm_runs():
+def admm_runs(device):
     """The box-over-cloth ADMM world at several env offsets, no ground plane."""
     cases = {
         "origin": BoxOnClothSceneCfg(num_envs=1),
         "offset_2m": BoxOnClothSceneCfg(num_envs=1, env_origin_offset=(2.0, 0.0, 0.0)),
         "three_worlds": BoxOnClothSceneCfg(num_envs=3, env_spacing=2.0),
     }
-    return {name: (scene, *simulate(scene, admm_coupler_cfg())[:2]) for name, scene in cases.items()}
+    return {name: (scene, *simulate(scene, admm_coupler_cfg(), device)[:2]) for name, scene in cases.items()}
 
 
 def test_admm_box_comes_to_rest_on_cloth(admm_runs):
@@ -93,10 +93,10 @@ def test_admm_rest_height_is_independent_of_env_offset(admm_runs):
         np.testing.assert_allclose(heights[-1], reference, atol=2e-3, err_msg=name)
 
 
-def test_proxy_box_comes_to_rest_on_cloth():
+def test_proxy_box_comes_to_rest_on_cloth(device):
     scene = BoxOnClothSceneCfg(num_envs=2)
     cfg = proxy_coupler_cfg()
-    heights, state, solver = simulate(scene, cfg)
+    heights, state, solver = simulate(scene, cfg, device)
     check_rests_on_cloth(scene, heights, state)
     # Both worlds rest at the same height (the lagged proxy feedback still rocks the box by a few mm).
     np.testing.assert_allclose(heights[-1, 0], heights[-1, 1], atol=5e-3)
@@ -110,7 +110,7 @@ def _collides(flags: np.ndarray) -> np.ndarray:
     return (flags & mask) != 0
 
 
-def test_cloth_entry_sees_no_foreign_shape_even_after_model_change():
+def test_cloth_entry_sees_no_foreign_shape_even_after_model_change(device):
     """Newton 1.8 leaves every shape collidable in the view of an entry with an empty visible set."""
     from newton.solvers.experimental.coupled import SolverCoupledADMM
 
@@ -118,7 +118,7 @@ def test_cloth_entry_sees_no_foreign_shape_even_after_model_change():
 
     scene = BoxOnClothSceneCfg(num_envs=2)
     cfg = admm_coupler_cfg()
-    model = make_model(scene, cfg)
+    model = make_model(scene, cfg, device)
     plan = resolve_coupling(model, cfg)
 
     # The defect in the installed Newton, reproduced with its own class.

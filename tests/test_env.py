@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from isaaclab_contrib.configs.press_cloth_task import PressClothEnv, PressClothEnvCfg
+from configs.press_cloth_task import PressClothEnv, PressClothEnvCfg
 from isaaclab_contrib.physics import NewtonManager
 
 N = 4
@@ -17,8 +17,8 @@ def _closed_manager():
     NewtonManager.close()
 
 
-def make(**kw) -> PressClothEnv:
-    return PressClothEnv(PressClothEnvCfg(num_envs=N, seed=3, **kw))
+def make(device: str, **kw) -> PressClothEnv:
+    return PressClothEnv(PressClothEnvCfg(num_envs=N, seed=3, device=device, **kw))
 
 
 def rollout(env: PressClothEnv, actions: torch.Tensor):
@@ -30,8 +30,8 @@ def rollout(env: PressClothEnv, actions: torch.Tensor):
     return torch.stack(history[1:])
 
 
-def test_shapes_dtypes_and_truncation():
-    env = make(episode_length_s=0.1)  # 6 env steps
+def test_shapes_dtypes_and_truncation(device):
+    env = make(device, episode_length_s=0.1)  # 6 env steps
     try:
         obs, extras = env.reset()
         assert obs.shape == (N, 5) and obs.dtype == torch.float32 and extras == {}
@@ -49,8 +49,8 @@ def test_shapes_dtypes_and_truncation():
         env.close()
 
 
-def test_actions_reach_the_physics():
-    env = make()
+def test_actions_reach_the_physics(device):
+    env = make(device)
     try:
         env.reset()
         for _ in range(15):
@@ -62,16 +62,16 @@ def test_actions_reach_the_physics():
         env.close()
 
 
-def test_auto_reset_touches_exactly_the_finished_env():
+def test_auto_reset_touches_exactly_the_finished_env(device):
     lift = torch.zeros(40, N, 1)
     lift[:, 1, 0] = 1.0  # env 1 flies off the cloth and terminates
-    env = make()
+    env = make(device)
     try:
         with_lift = rollout(env, lift)
         initial_obs = env.reset()[0].clone()
     finally:
         env.close()
-    env = make()
+    env = make(device)
     try:
         without = rollout(env, torch.zeros(40, N, 1))
     finally:
@@ -85,15 +85,15 @@ def test_auto_reset_touches_exactly_the_finished_env():
     np.testing.assert_allclose(with_lift[step, 1, [0, 1, 2, 4]], initial_obs[1, [0, 1, 2, 4]], atol=1e-6)
 
 
-def test_eager_and_captured_rollouts_are_identical():
+def test_eager_and_captured_rollouts_are_identical(device):
     actions = torch.rand(25, N, 1, generator=torch.Generator().manual_seed(1)) * 2 - 1
-    env = make(use_graph=True)
+    env = make(device, use_graph=True)
     try:
         assert env.manager.is_graph_captured()
         captured = rollout(env, actions)
     finally:
         env.close()
-    env = make(use_graph=False)
+    env = make(device, use_graph=False)
     try:
         assert not env.manager.is_graph_captured()
         eager = rollout(env, actions)

@@ -1,4 +1,4 @@
-"""NewtonCouplerManager: the flow, the captured step program, masked resets and transactional init."""
+"""NewtonCouplerManager: the flow, the captured step program, masked resets, lifecycle rules and transactions."""
 
 from types import SimpleNamespace
 
@@ -8,10 +8,9 @@ import torch
 import warp as wp
 from manager_helpers import DT, cheap_coupler, run, small_scene, snapshot, start
 
-from isaaclab_contrib.configs.box_on_cloth import build_box_on_cloth
+from configs.box_on_cloth import build_box_on_cloth
 from isaaclab_contrib.coupling import NewtonCouplerManager
 from isaaclab_contrib.physics import NewtonCfg, NewtonManager, PhysicsEvent, SimulationCfg, SimulationContext
-from isaaclab_contrib.physics.newton_manager import _SLOT_DEFAULTS
 
 
 @pytest.fixture(autouse=True)
@@ -21,32 +20,33 @@ def _closed_manager():
     NewtonManager.close()
 
 
-def pristine_values():
-    return {name: factory() for name, factory in _SLOT_DEFAULTS.items()}
-
-
-def assert_slots_equal(expected: dict):
-    for name, value in expected.items():
-        if name.startswith("__"):  # snapshot bookkeeping (sensor records), not a slot
-            continue
-        current = getattr(NewtonCouplerManager, name)
-        if isinstance(value, (list, set, dict, str, int, float, bool)) or value is None:
-            assert current == value, name
-        else:
-            assert current is value, name
-
-
-def test_flow_of_the_issue():
-    sim = SimulationContext(
-        SimulationCfg(dt=DT, device="cpu", physics=NewtonCfg(num_substeps=2, solver_cfg=cheap_coupler("admm")))
+def new_sim(coupler, device: str, *, graph: bool = True, substeps: int = 1) -> SimulationContext:
+    return SimulationContext(
+        SimulationCfg(
+            dt=DT, device=device, physics=NewtonCfg(num_substeps=substeps, use_cuda_graph=graph, solver_cfg=coupler)
+        )
     )
-    assert sim.physics_manager is NewtonCouplerManager
+
+
+def filled_builder(num_envs: int = 1):
     builder = NewtonCouplerManager.create_builder()
-    build_box_on_cloth(builder, small_scene(2))
-    NewtonCouplerManager.set_builder(builder)
+    build_box_on_cloth(builder, small_scene(num_envs))
+    return builder
+
+
+@wp.kernel
+def _count(counter: wp.array(dtype=wp.int32)):
+    counter[0] = counter[0] + 1
+
+
+def test_flow_of_the_issue(device):
+    sim = new_sim(cheap_coupler("admm"), device, substeps=2)
+    assert sim.physics_manager is NewtonCouplerManager
+    NewtonCouplerManager.set_builder(filled_builder(2))
     sim.reset()
     NewtonCouplerManager.set_decimation(4)
     assert NewtonCouplerManager.is_graph_captured() and NewtonCouplerManager.handles_decimation()
+    assert NewtonCouplerManager.step_mode() == "graph" and NewtonCouplerManager.eager_reason() is None
     z0 = NewtonCouplerManager.get_state_0().body_q.numpy()[:, 2].copy()
     NewtonCouplerManager.step()
     state = NewtonCouplerManager.get_state_0()
@@ -54,16 +54,16 @@ def test_flow_of_the_issue():
     assert NewtonCouplerManager.get_solver_dt() == pytest.approx(DT / 2)
     assert np.all(state.body_q.numpy()[:, 2] < z0)  # the boxes fell for 4 physics steps
     assert NewtonCouplerManager.get_coupling_plan().entries["box"].bodies == [0, 1]
-    # Zero-copy torch views of the state.
-    view = NewtonCouplerManager.torch_view("body_q")
+    view = NewtonCouplerManager.torch_view("body_q")  # zero-copy torch view of the state
     assert isinstance(view, torch.Tensor) and view.shape == (2, 7)
     assert view.data_ptr() == state.body_q.ptr
     sim.clear_instance()
-    assert_slots_equal(pristine_values())
+    assert NewtonManager._session is None and SimulationContext.instance() is None
+    assert NewtonCouplerManager.get_model() is None
 
 
-def test_builder_filled_in_model_init_callback():
-    sim = SimulationContext(SimulationCfg(dt=DT, device="cpu", physics=NewtonCfg(solver_cfg=cheap_coupler("proxy"))))
+def test_builder_filled_in_model_init_callback(device):
+    sim = new_sim(cheap_coupler("proxy"), device)
     calls = []
 
     def fill(manager):
@@ -83,20 +83,19 @@ def test_builder_filled_in_model_init_callback():
 
 @pytest.mark.parametrize("kind", ["admm", "proxy"])
 @pytest.mark.parametrize(("decimation", "substeps"), [(1, 1), (3, 2), (4, 1)])
-def test_captured_and_eager_stepping_are_bitwise_identical(kind, decimation, substeps):
-    eager = run(kind, graph=False, substeps=substeps, decimation=decimation, env_steps=100)
-    graph = run(kind, graph=True, substeps=substeps, decimation=decimation, env_steps=100)
+def test_captured_and_eager_stepping_are_bitwise_identical(kind, decimation, substeps, device):
+    eager = run(kind, graph=False, substeps=substeps, decimation=decimation, env_steps=60, device=device)
+    graph = run(kind, graph=True, substeps=substeps, decimation=decimation, env_steps=60, device=device)
     for name in eager:
         np.testing.assert_array_equal(graph[name], eager[name], err_msg=name)
     assert np.isfinite(eager["particle_q"]).all()
 
 
-def test_masked_reset_leaves_other_worlds_bitwise_identical():
+def test_masked_reset_leaves_other_worlds_bitwise_identical(device):
     steps, reset_at = 20, 10
-    reference = run("admm", graph=True, substeps=1, decimation=2, env_steps=steps, num_envs=3)
-    reset = run(
-        "admm", graph=True, substeps=1, decimation=2, env_steps=steps, num_envs=3, reset_at=reset_at, reset_ids=[1]
-    )
+    common = {"graph": True, "substeps": 1, "decimation": 2, "num_envs": 3, "device": device}
+    reference = run("admm", env_steps=steps, **common)
+    reset = run("admm", env_steps=steps, reset_at=reset_at, reset_ids=[1], **common)
     particles = reference["particle_q"].shape[0] // 3
     for world in (0, 2):
         np.testing.assert_array_equal(reset["body_q"][world], reference["body_q"][world])
@@ -105,27 +104,27 @@ def test_masked_reset_leaves_other_worlds_bitwise_identical():
         np.testing.assert_array_equal(reset["particle_q"][rows], reference["particle_q"][rows])
         np.testing.assert_array_equal(reset["particle_qd"][rows], reference["particle_qd"][rows])
     # World 1 was put back and ran only the last 10 steps: it matches a fresh 10-step run, not the reference.
-    fresh = run("admm", graph=True, substeps=1, decimation=2, env_steps=steps - reset_at, num_envs=3)
+    fresh = run("admm", env_steps=steps - reset_at, **common)
     assert not np.array_equal(reset["body_q"][1], reference["body_q"][1])
     np.testing.assert_allclose(reset["body_q"][1], fresh["body_q"][1], atol=1e-4)
 
 
-def test_config_error_during_reset_leaves_manager_untouched_and_next_simulation_runs():
+def test_config_error_during_reset_leaves_manager_untouched_and_next_simulation_runs(device):
     bad = cheap_coupler("admm")
     bad.entries[0].bodies = ["/World/envs/env_.*/Table"]  # matches nothing
-    sim = SimulationContext(SimulationCfg(dt=DT, device="cpu", physics=NewtonCfg(solver_cfg=bad)))
-    builder = NewtonCouplerManager.create_builder()
-    build_box_on_cloth(builder, small_scene(1))
+    sim = new_sim(bad, device)
+    builder = filled_builder(1)
     NewtonCouplerManager.set_builder(builder)
-    before = NewtonCouplerManager._snapshot()
+    session = NewtonManager._session
     with pytest.raises(ValueError, match=r"entries\['box'\]\.bodies\[0\]='/World/envs/env_\.\*/Table' matches no body"):
         sim.reset()
-    assert_slots_equal(before)
+    assert NewtonManager._session is session and session.instance is None and session.builder is builder
     assert NewtonCouplerManager.get_model() is None and NewtonCouplerManager.get_solver() is None
+    assert bad.entries[0].bodies == ["/World/envs/env_.*/Table"]
     sim.clear_instance()
-    assert_slots_equal(pristine_values())
+    assert NewtonManager._session is None
 
-    good = start(cheap_coupler("admm"), graph=True, substeps=1, decimation=1, scene=small_scene(1))
+    good = start(cheap_coupler("admm"), graph=True, substeps=1, decimation=1, scene=small_scene(1), device=device)
     NewtonCouplerManager.step()
     assert np.isfinite(snapshot()["body_q"]).all()
     good.clear_instance()
@@ -138,19 +137,14 @@ def test_manager_rejects_a_single_solver_config():
     context = SimpleNamespace(cfg=cfg, device="cpu")
     with pytest.raises(TypeError, match=r"NewtonCouplerManager needs NewtonCfg\.solver_cfg to be a CouplerAdmmCfg"):
         NewtonCouplerManager.initialize(context)
-    assert_slots_equal(pristine_values())
+    assert NewtonManager._session is None
 
 
-@wp.kernel
-def _count(counter: wp.array(dtype=wp.int32)):
-    counter[0] = counter[0] + 1
-
-
-def test_program_callbacks_are_captured_and_host_callbacks_force_eager():
-    start(cheap_coupler("proxy"), graph=True, substeps=1, decimation=3, scene=small_scene(1))
-    counter = wp.zeros(1, dtype=wp.int32, device="cpu")
+def test_program_callbacks_are_captured_and_a_host_callback_keeps_the_physics_captured(device):
+    start(cheap_coupler("proxy"), graph=True, substeps=1, decimation=3, scene=small_scene(1), device=device)
+    counter = wp.zeros(1, dtype=wp.int32, device=device)
     NewtonCouplerManager.register_post_actuator_callback(
-        lambda: wp.launch(_count, dim=1, inputs=[counter], device="cpu")
+        lambda: wp.launch(_count, dim=1, inputs=[counter], device=device)
     )
     assert NewtonCouplerManager.is_graph_captured()
     for _ in range(5):
@@ -158,15 +152,51 @@ def test_program_callbacks_are_captured_and_host_callbacks_force_eager():
     assert counter.numpy()[0] == 15  # 5 steps x decimation 3, replayed from the graph
 
     host_calls = []
-    NewtonCouplerManager.register_post_step_callback(lambda: host_calls.append(1), graph_safe=False)
+
+    def host_callback():
+        host_calls.append(1)
+
+    NewtonCouplerManager.register_post_step_callback(host_callback, graph_safe=False)
     assert not NewtonCouplerManager.is_graph_captured()
-    assert "host (not graph-safe) callbacks" in NewtonCouplerManager.eager_reason()
+    assert NewtonCouplerManager.step_mode() == "partial"
+    reason = NewtonCouplerManager.eager_reason()
+    assert "post_step:" in reason and "host_callback" in reason and "graph_safe=False" in reason
+    program = "\n".join(NewtonCouplerManager.describe_step_program())
+    assert "substeps [physics_step] graph-safe (captured)" in program
     NewtonCouplerManager.step()
     assert host_calls == [1] and counter.numpy()[0] == 18
+    NewtonCouplerManager.unregister_post_step_callback(host_callback)
+    assert NewtonCouplerManager.is_graph_captured()
 
 
-def test_staged_forces_reach_the_physics():
-    start(cheap_coupler("admm"), graph=True, substeps=1, decimation=4, scene=small_scene(1))
+def _run_with_host_stage(device, *, graph: bool, host: bool, env_steps: int = 12):
+    """Box on cloth with a post-actuator callback pushing the box; *host* registers it as not graph-safe."""
+    start(cheap_coupler("admm"), graph=graph, substeps=2, decimation=3, scene=small_scene(2), device=device)
+    staged = NewtonCouplerManager.get_staged_body_f()
+    push = wp.array(
+        [wp.spatial_vector(0.0, 0.0, 0.3, 0.0, 0.0, 0.0)] * staged.shape[0], dtype=wp.spatial_vector, device=device
+    )
+    NewtonCouplerManager.register_post_actuator_callback(lambda: wp.copy(staged, push), graph_safe=not host)
+    for _ in range(env_steps):
+        NewtonCouplerManager.step()
+    mode = NewtonCouplerManager.step_mode()
+    state = snapshot()
+    NewtonManager.close()
+    return mode, state
+
+
+def test_a_stage_that_is_not_graph_safe_runs_eagerly_and_the_physics_stays_identical(device):
+    mode_graph, captured = _run_with_host_stage(device, graph=True, host=False)
+    mode_partial, partial = _run_with_host_stage(device, graph=True, host=True)
+    mode_eager, eager = _run_with_host_stage(device, graph=False, host=True)
+    assert (mode_graph, mode_partial, mode_eager) == ("graph", "partial", "eager")
+    for name in captured:
+        np.testing.assert_array_equal(partial[name], captured[name], err_msg=name)
+        np.testing.assert_array_equal(eager[name], captured[name], err_msg=name)
+
+
+def test_staged_forces_reach_the_physics(device):
+    start(cheap_coupler("admm"), graph=True, substeps=1, decimation=4, scene=small_scene(1), device=device)
     model = NewtonCouplerManager.get_model()
     mass = float(model.body_mass.numpy()[0])
     staged = wp.to_torch(NewtonCouplerManager.get_staged_body_f())
@@ -177,8 +207,8 @@ def test_staged_forces_reach_the_physics():
     assert NewtonCouplerManager.get_state_0().body_q.numpy()[0, 2] > z0 + 0.01
 
 
-def test_kitless_timeline_and_flags():
-    start(cheap_coupler("proxy"), graph=False, substeps=1, decimation=1, scene=small_scene(1))
+def test_kitless_timeline_and_flags(device):
+    start(cheap_coupler("proxy"), graph=False, substeps=1, decimation=1, scene=small_scene(1), device=device)
     NewtonCouplerManager.pause()
     before = snapshot()["body_q"]
     NewtonCouplerManager.step()
@@ -196,6 +226,8 @@ def test_kitless_timeline_and_flags():
     assert NewtonCouplerManager.get_physics_sim_view() == ["view"]
     with pytest.raises(ValueError, match="decimation must be >= 1"):
         NewtonCouplerManager.set_decimation(0)
+    with pytest.raises(TypeError, match="decimation must be an integer"):
+        NewtonCouplerManager.set_decimation(2.0)
 
 
 def test_callback_registry():
@@ -212,8 +244,8 @@ def test_callback_registry():
     assert NewtonCouplerManager.register_callback(print, PhysicsEvent.STOP).id > last_id
 
 
-def test_full_reset_returns_worlds_to_start():
-    start(cheap_coupler("admm"), graph=True, substeps=1, decimation=2, scene=small_scene(2))
+def test_full_reset_returns_worlds_to_start(device):
+    start(cheap_coupler("admm"), graph=True, substeps=1, decimation=2, scene=small_scene(2), device=device)
     initial = snapshot()
     for _ in range(5):
         NewtonCouplerManager.step()
@@ -222,3 +254,168 @@ def test_full_reset_returns_worlds_to_start():
     np.testing.assert_allclose(after["body_q"], initial["body_q"], atol=1e-6)
     np.testing.assert_array_equal(after["particle_q"], initial["particle_q"])
     assert NewtonCouplerManager.get_simulation_time() == 0.0
+
+
+# ---------------------------------------------------------------------- lifecycle rules (Isaac Lab)
+def test_a_second_simulation_context_raises_and_the_first_keeps_working(device):
+    sim1 = start(cheap_coupler("proxy"), graph=True, substeps=1, decimation=1, scene=small_scene(1), device=device)
+    NewtonCouplerManager.step()
+    z_before = snapshot()["body_q"][0, 2]
+    with pytest.raises(RuntimeError, match=r"already active: SimulationContext\(dt=.*manager=NewtonCouplerManager\)"):
+        new_sim(cheap_coupler("admm"), device)
+    assert SimulationContext.instance() is sim1
+    sim1.step()
+    assert snapshot()["body_q"][0, 2] < z_before  # sim1 still steps its own world
+    sim1.clear_instance()
+    sim2 = new_sim(cheap_coupler("admm"), device)
+    NewtonCouplerManager.set_builder(filled_builder(2))
+    sim2.reset()
+    sim1.clear_instance()  # a cleared context no longer owns the manager: this must not destroy sim2
+    assert SimulationContext.instance() is sim2 and NewtonCouplerManager.get_model().world_count == 2
+    with pytest.raises(RuntimeError, match="was cleared"):
+        sim1.step()
+    sim2.step()
+    sim2.clear_instance()
+
+
+def test_set_builder_after_the_simulation_started_raises(device):
+    sim = start(cheap_coupler("admm"), graph=True, substeps=1, decimation=1, scene=small_scene(1), device=device)
+    model = NewtonCouplerManager.get_model()
+    with pytest.raises(RuntimeError, match=r"set_builder\(\) after the simulation started"):
+        NewtonCouplerManager.set_builder(filled_builder(3))
+    sim.reset()
+    assert NewtonCouplerManager.get_model() is model and model.world_count == 1
+
+
+def test_set_decimation_from_a_graph_safe_post_step_callback_keeps_graph_time_and_decimation_in_step(device):
+    start(cheap_coupler("proxy"), graph=True, substeps=1, decimation=2, scene=small_scene(1), device=device)
+    counter = wp.zeros(1, dtype=wp.int32, device=device)
+    NewtonCouplerManager.register_post_actuator_callback(
+        lambda: wp.launch(_count, dim=1, inputs=[counter], device=device)
+    )
+    requests = [3]
+
+    def change_decimation():  # graph-safe: its Python body runs while the program is recorded
+        if requests:
+            NewtonCouplerManager.set_decimation(requests.pop())
+
+    NewtonCouplerManager.register_post_step_callback(change_decimation)
+    assert NewtonCouplerManager.is_graph_captured()
+    counter.zero_()
+    for k in range(1, 4):
+        NewtonCouplerManager.step()
+        ran = int(counter.numpy()[0])
+        # What the replayed graph ran, what get_decimation() says and the simulation time agree.
+        assert ran == 3 * k == k * NewtonCouplerManager.get_decimation()
+        assert NewtonCouplerManager.get_simulation_time() == pytest.approx(ran * DT)
+
+
+def test_set_decimation_inside_a_running_step_applies_at_the_step_boundary(device):
+    start(cheap_coupler("proxy"), graph=False, substeps=1, decimation=2, scene=small_scene(1), device=device)
+    counter = wp.zeros(1, dtype=wp.int32, device=device)
+    NewtonCouplerManager.register_post_actuator_callback(
+        lambda: wp.launch(_count, dim=1, inputs=[counter], device=device)
+    )
+    requests = [3]
+
+    def host_callback():  # eager stage: it runs inside every step()
+        if requests:
+            NewtonCouplerManager.set_decimation(requests.pop())
+            assert NewtonCouplerManager.get_decimation() == 3
+
+    NewtonCouplerManager.register_post_step_callback(host_callback, graph_safe=False)
+    NewtonCouplerManager.step()  # runs 2 physics steps, requests 3 on the way
+    assert counter.numpy()[0] == 2 and NewtonCouplerManager.get_simulation_time() == pytest.approx(2 * DT)
+    NewtonCouplerManager.step()
+    assert counter.numpy()[0] == 5 and NewtonCouplerManager.get_simulation_time() == pytest.approx(5 * DT)
+
+
+def test_base_class_calls_reach_the_coupled_behaviour(device):
+    sim = new_sim(cheap_coupler("admm"), device)
+    builder = NewtonManager.create_builder()  # the base class: entry solvers' attributes registered
+    assert builder.has_custom_attribute("steel:rigid_body_angular_damping")
+    build_box_on_cloth(builder, small_scene(1))
+    NewtonManager.set_builder(builder)
+    sim.reset()
+    solver = NewtonManager.get_solver()
+    assert type(solver).__name__ == "CoupledSolverADMM"
+    for _ in range(3):
+        NewtonManager.step()
+    NewtonManager.reset(soft=False)  # rebuilds the coupled solver, not a single-solver one
+    assert type(NewtonManager.get_solver()).__name__ == "CoupledSolverADMM"
+    assert NewtonManager.get_solver() is not solver
+    assert NewtonCouplerManager.get_coupling_plan().entries["box"].bodies == [0]
+    NewtonManager.step()
+    assert np.isfinite(snapshot()["body_q"]).all()
+
+
+# ---------------------------------------------------------------------- nothing the user passes in changes
+def test_a_proxy_config_reused_for_more_envs_resolves_from_the_selectors_the_user_wrote(device):
+    coupler = cheap_coupler("proxy")
+    selectors = list(coupler.proxies[0].bodies)
+    assert all(isinstance(s, str) for s in selectors)
+    sim = new_sim(coupler, device)
+    NewtonCouplerManager.set_builder(filled_builder(1))
+    sim.reset()
+    assert coupler.proxies[0].bodies == [0]  # the spec's in-place write-back of resolved ids
+    sim.clear_instance()
+
+    sim = new_sim(coupler, device)  # the same config object, three envs
+    NewtonCouplerManager.set_builder(filled_builder(3))
+    sim.reset()
+    assert NewtonCouplerManager.get_coupling_plan().proxies[0].bodies == [0, 1, 2]
+    assert coupler.proxies[0].bodies == [0, 1, 2]
+    for _ in range(20):
+        NewtonCouplerManager.step()
+    z = snapshot()["body_q"][:, 2]
+    assert np.ptp(z) < 1e-5 and z.min() > -0.05  # every env's box is held by its cloth alike
+    sim.clear_instance()
+
+
+def test_reset_never_writes_into_the_users_builder(device):
+    sim = new_sim(cheap_coupler("admm"), device)
+    builder = filled_builder(1)
+    NewtonCouplerManager.cl_register_site(r"/World/envs/env_\d+/Box/body", wp.transform_identity())
+    shapes, labels = builder.shape_count, list(builder.shape_label)
+    NewtonCouplerManager.set_builder(builder)
+    sim.reset()
+    assert builder.shape_count == shapes and list(builder.shape_label) == labels
+    assert not builder.particle_color_groups  # VBD coloured its own copy
+    sites = [label for label in NewtonCouplerManager.get_model().shape_label if label.endswith("/site_0")]
+    assert sites == ["/World/envs/env_0/Box/body/site_0"]
+
+
+def test_a_failed_reset_leaves_no_sites_in_the_builder_and_a_retry_creates_them_once(device):
+    bad = cheap_coupler("admm")
+    bad.entries[1].particles = [10_000]  # out of range: fails after finalize (sites were injected by then)
+    bad.entries[1].all_particles = False
+    sim = new_sim(bad, device)
+    builder = filled_builder(1)
+    NewtonCouplerManager.cl_register_site(r"/World/envs/env_\d+/Box/body", wp.transform_identity())
+    shapes = builder.shape_count
+    NewtonCouplerManager.set_builder(builder)
+    with pytest.raises(ValueError):
+        sim.reset()
+    assert builder.shape_count == shapes
+    bad.entries[1].particles = []
+    bad.entries[1].all_particles = True
+    sim.reset()  # retry on the same context and builder
+    sites = [label for label in NewtonCouplerManager.get_model().shape_label if label.endswith("/site_0")]
+    assert sites == ["/World/envs/env_0/Box/body/site_0"]
+    assert builder.shape_count == shapes
+
+
+def test_calls_out_of_order_name_what_is_missing():
+    with pytest.raises(RuntimeError, match="no simulation is initialized"):
+        NewtonCouplerManager.step()
+    new_sim(cheap_coupler("admm"), "cpu")
+    with pytest.raises(RuntimeError, match=r"must run before step\(\)"):
+        NewtonCouplerManager.step()
+    with pytest.raises(RuntimeError, match="no model builder"):
+        NewtonCouplerManager.reset()
+    with pytest.raises(TypeError, match=r"expects a newton\.ModelBuilder"):
+        NewtonCouplerManager.set_builder("builder")
+    with pytest.raises(ValueError, match="not a valid regular expression"):
+        NewtonCouplerManager.add_imu_sensor("(unclosed")
+    with pytest.raises(ValueError, match="body_names_expr"):
+        NewtonCouplerManager.add_contact_sensor(body_names_expr="[bad")

@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from isaaclab_contrib.configs import SCENES
-from isaaclab_contrib.configs.ant_on_hammock import AntOnHammockSceneCfg
-from isaaclab_contrib.configs.box_on_cloth import BoxOnClothSceneCfg
-from isaaclab_contrib.configs.grains_on_cloth import GrainsOnClothSceneCfg, particle_ranges
-from isaaclab_contrib.configs.tool_in_sand import ToolInSandSceneCfg
+from configs.ant_on_hammock import AntOnHammockSceneCfg
+from configs.box_on_cloth import BoxOnClothSceneCfg
+from configs.grains_on_cloth import GrainsOnClothSceneCfg, particle_ranges
+from configs.tool_in_sand import ToolInSandSceneCfg
 from isaaclab_contrib.coupling import NewtonCouplerManager as M
 from isaaclab_contrib.physics import NewtonCfg, NewtonManager, SimulationCfg, SimulationContext
+from isaaclab_contrib.scenes import get_scene
 
 
 @pytest.fixture(autouse=True)
@@ -19,12 +19,12 @@ def _closed_manager():
     NewtonManager.close()
 
 
-def run_scene(name: str, scene_cfg, frames: int):
-    spec = SCENES[name]
+def run_scene(name: str, scene_cfg, frames: int, device: str):
+    spec = get_scene(name)
     sim = SimulationContext(
         SimulationCfg(
             dt=1.0 / 240.0,
-            device="cpu",
+            device=device,
             physics=NewtonCfg(solver_cfg=spec.coupler(scene_cfg), num_substeps=spec.num_substeps),
         )
     )
@@ -42,9 +42,10 @@ def run_scene(name: str, scene_cfg, frames: int):
     return body_q, particle_q
 
 
-def test_ant_lands_in_the_hammock():
+@pytest.mark.slow  # ~22 s on a 2-core CPU with a warm kernel cache; `scripts/run.py`'s test steps the ant fast
+def test_ant_lands_in_the_hammock(device):
     scene = AntOnHammockSceneCfg(num_envs=1)
-    body_q, particle_q = run_scene("ant_on_hammock", scene, frames=40)
+    body_q, particle_q = run_scene("ant_on_hammock", scene, frames=40, device=device)
     lowest = particle_q[:, 2].min()
     torso = body_q[0, 2]
     assert lowest < scene.hammock_height - 0.02  # the hammock carries the ant and sags
@@ -54,9 +55,9 @@ def test_ant_lands_in_the_hammock():
     assert torso < scene.hammock_height + scene.drop_height  # it fell onto it
 
 
-def test_box_presses_into_cloth_through_proxy():
+def test_box_presses_into_cloth_through_proxy(device):
     scene = BoxOnClothSceneCfg(num_envs=2)
-    body_q, particle_q = run_scene("box_on_cloth", scene, frames=45)
+    body_q, particle_q = run_scene("box_on_cloth", scene, frames=45, device=device)
     bottom = body_q[:, 2] - scene.box_half_extent
     lowest = particle_q.reshape(2, -1, 3)[:, :, 2].min(axis=1)
     assert np.all(lowest < scene.cloth_height - 0.005)  # pressed in
@@ -64,9 +65,9 @@ def test_box_presses_into_cloth_through_proxy():
     assert np.all(bottom > scene.cloth_height - 0.08)
 
 
-def test_grain_bed_rests_on_cloth():
+def test_grain_bed_rests_on_cloth(device):
     scene = GrainsOnClothSceneCfg(num_envs=1)
-    _, particle_q = run_scene("grains_on_cloth", scene, frames=60)
+    _, particle_q = run_scene("grains_on_cloth", scene, frames=60, device=device)
     grains, cloth = particle_ranges(scene)
     cloth_z = particle_q[cloth, 2]
     grain_z = particle_q[grains, 2]
@@ -76,9 +77,9 @@ def test_grain_bed_rests_on_cloth():
     assert np.all(np.abs(particle_q[grains, :2]) < 0.3)  # the bed stayed on the cloth
 
 
-def test_tool_sinks_into_sand_and_is_held():
+def test_tool_sinks_into_sand_and_is_held(device):
     scene = ToolInSandSceneCfg(num_envs=1, bed_half_extent=0.08, bed_height=0.06, voxel_size=0.03)
-    body_q, particle_q = run_scene("tool_in_sand", scene, frames=40)
+    body_q, particle_q = run_scene("tool_in_sand", scene, frames=40, device=device)
     start = scene.bed_height + scene.tool_drop_height + scene.tool_half_extent
     bottom = body_q[0, 2] - scene.tool_half_extent
     assert body_q[0, 2] < start - scene.tool_drop_height  # it reached the sand

@@ -45,11 +45,11 @@ def coupler(rigid_cfg, entries=None) -> CouplerAdmmCfg:
     return CouplerAdmmCfg(entries=entries, iterations=8, rho=45.0, gamma=1.0e-3, baumgarte=0.1)
 
 
-def begin(cfg, *, graph=True, source="solver", num_envs=2):
+def begin(cfg, device, *, graph=True, source="solver", num_envs=2):
     sim = SimulationContext(
         SimulationCfg(
             dt=1.0 / 240.0,
-            device="cpu",
+            device=device,
             physics=NewtonCfg(solver_cfg=cfg, use_cuda_graph=graph, body_qdd_source=source),
         )
     )
@@ -78,8 +78,8 @@ def masses():
     return mass[0::2], mass[1::2]  # ground boxes, cloth boxes
 
 
-def test_mujoco_imu_reads_specific_force_at_rest_on_ground_and_on_cloth():
-    sim = begin(coupler(MJWarpSolverCfg(use_mujoco_contacts=False)))
+def test_mujoco_imu_reads_specific_force_at_rest_on_ground_and_on_cloth(device):
+    sim = begin(coupler(MJWarpSolverCfg(use_mujoco_contacts=False)), device)
     imu = M.add_imu_sensor(r".*/(GroundBox|ClothBox)/body/imu")
     acc = settle(sim, env_steps=80, imu=imu).reshape(2, 2, 3)  # [env, (ground box, cloth box), xyz]
     assert M.is_graph_captured()
@@ -89,16 +89,16 @@ def test_mujoco_imu_reads_specific_force_at_rest_on_ground_and_on_cloth():
     assert np.all(np.abs(acc[:, :, :2]) < 0.2 * G)
 
 
-def test_mujoco_imu_eager_reads_the_same_at_rest_on_the_ground():
-    sim = begin(coupler(MJWarpSolverCfg(use_mujoco_contacts=False)), graph=False)
+def test_mujoco_imu_eager_reads_the_same_at_rest_on_the_ground(device):
+    sim = begin(coupler(MJWarpSolverCfg(use_mujoco_contacts=False)), device, graph=False)
     imu = M.add_imu_sensor(r".*/GroundBox/body/imu")
     acc = settle(sim, env_steps=12, imu=imu, window=4)
     assert not M.is_graph_captured()
     np.testing.assert_allclose(acc[:, 2], G, rtol=0.02)
 
 
-def test_step_average_imu_works_for_any_entry_solver_and_sites_from_requests():
-    sim = begin(coupler(SteelSolverCfg()), source="step_average")
+def test_step_average_imu_works_for_any_entry_solver_and_sites_from_requests(device):
+    sim = begin(coupler(SteelSolverCfg()), device, source="step_average")
     suffix = M.cl_register_site(r"(GroundBox|ClothBox)/body", wp.transform_identity())
     imu = M.add_imu_sensor(f".*/{suffix}")
     acc = settle(sim, env_steps=80, imu=imu)
@@ -108,8 +108,8 @@ def test_step_average_imu_works_for_any_entry_solver_and_sites_from_requests():
 
 
 @pytest.mark.parametrize("rigid", [SteelSolverCfg(), XPBDSolverCfg(iterations=4)], ids=["steel", "xpbd"])
-def test_contact_sensor_reports_the_weight_of_a_box_on_the_ground(rigid):
-    sim = begin(coupler(rigid))
+def test_contact_sensor_reports_the_weight_of_a_box_on_the_ground(rigid, device):
+    sim = begin(coupler(rigid), device)
     key = M.add_contact_sensor(body_names_expr=".*/GroundBox/body")
     origin_site = M.cl_register_site(None, wp.transform_identity())
     sim.reset()
@@ -128,15 +128,15 @@ def test_contact_sensor_reports_the_weight_of_a_box_on_the_ground(rigid):
     np.testing.assert_allclose(poses[:, :3], M.get_state_0().body_q.numpy()[0::2, :3], atol=1e-5)
 
 
-def test_union_is_allocated_once_before_capture_and_subsets_share_arrays():
-    sim = begin(coupler(MJWarpSolverCfg(use_mujoco_contacts=False)))
+def test_union_is_allocated_once_before_capture_and_subsets_share_arrays(device):
+    sim = begin(coupler(MJWarpSolverCfg(use_mujoco_contacts=False)), device)
     imu = M.add_imu_sensor(r".*/GroundBox/body/imu")
     key = M.add_contact_sensor(body_names_expr=".*/GroundBox/body", contact_partners_shape_expr="/World/ground")
     with pytest.warns(DeprecationWarning, match="declare the solver observable kind 'body_qdd'"):
         M.request_extended_state_attribute("body_qdd")
     settle(sim, env_steps=10)
     assert M.observables_allocations() == 1
-    full, per_substep = M._obs_full, M._obs_per_substep
+    full, per_substep = M.get_observables(), M.get_substep_observables()
     assert full.kinds == {"body_qdd"} and per_substep.kinds == {"body_qdd"}
     assert per_substep.body_qdd is full.body_qdd  # select() shares, never copies
     rigid = full.entry_observables["rigid"]
@@ -148,32 +148,31 @@ def test_union_is_allocated_once_before_capture_and_subsets_share_arrays():
     np.testing.assert_allclose(M.imu_accelerometer(imu).numpy()[:, 2], G, rtol=0.02)
 
 
-def test_imu_on_entries_without_body_qdd_fails_early_naming_sensor_kind_and_entries():
-    sim = begin(coupler(SteelSolverCfg()))
+def test_imu_on_entries_without_body_qdd_fails_early_naming_sensor_kind_and_entries(device):
+    sim = begin(coupler(SteelSolverCfg()), device)
     M.add_imu_sensor(r".*/GroundBox/body/imu")
-    before = M._snapshot()
     with pytest.raises(
         ObservablesUnsupportedError,
         match=r"imu\[0\].*'body_qdd'.*entries \['rigid'\].*SolverSteel.*MuJoCo-Warp.*step_average",
     ):
         sim.reset()
-    assert M.get_solver() is None and M.get_model() is None and M._snapshot().keys() == before.keys()
-    # The sensor created on the rolled-back model was dropped with it; with a valid config it works.
-    assert M._imu_sensors[0].sensor is None
-    M._cfg.body_qdd_source = "step_average"
+    assert M.get_solver() is None and M.get_model() is None
+    # The sensor created on the failed build was dropped with it; the request stays and works once valid.
+    assert M.get_imu_sensor(0) is None
+    sim.cfg.physics.body_qdd_source = "step_average"
     acc = settle(sim, env_steps=3, imu=0, window=1)
     assert acc.shape == (2, 3) and np.isfinite(acc).all()
 
 
-def test_legacy_contact_request_is_rejected_on_coupled_scenes():
-    sim = begin(coupler(SteelSolverCfg()))
+def test_legacy_contact_request_is_rejected_on_coupled_scenes(device):
+    sim = begin(coupler(SteelSolverCfg()), device)
     with pytest.warns(DeprecationWarning, match="contact_f"):
         M.request_extended_contact_attribute("force")
     with pytest.raises(ObservablesUnsupportedError, match="legacy request_extended_contact_attribute"):
         sim.reset()
 
 
-def test_contact_sensor_spanning_entries_raises_with_reason():
+def test_contact_sensor_spanning_entries_raises_with_reason(device):
     entries = [
         CouplerEntryCfg(
             name="ground_box", solver_cfg=SteelSolverCfg(), bodies=[".*/GroundBox"], include_static_shapes=True
@@ -181,7 +180,7 @@ def test_contact_sensor_spanning_entries_raises_with_reason():
         CouplerEntryCfg(name="cloth_box", solver_cfg=SteelSolverCfg(), bodies=[".*/ClothBox"]),
         CouplerEntryCfg(name="cloth", solver_cfg=VBDSolverCfg(iterations=2), all_particles=True),
     ]
-    sim = begin(coupler(None, entries))
+    sim = begin(coupler(None, entries), device)
     M.add_contact_sensor(body_names_expr=".*/GroundBox/body", contact_partners_body_expr=".*/ClothBox/body")
     with pytest.raises(
         ValueError,
@@ -190,8 +189,8 @@ def test_contact_sensor_spanning_entries_raises_with_reason():
         sim.reset()
 
 
-def test_contact_sensor_on_an_entry_solver_without_contact_forces_raises():
-    sim = begin(coupler(SemiImplicitSolverCfg()))
+def test_contact_sensor_on_an_entry_solver_without_contact_forces_raises(device):
+    sim = begin(coupler(SemiImplicitSolverCfg()), device)
     M.add_contact_sensor(body_names_expr=".*/GroundBox/body")
     with pytest.raises(
         ObservablesUnsupportedError, match=r"contact\[.*'contact_f'.*entry 'rigid' runs SolverSemiImplicit"

@@ -5,7 +5,6 @@ import inspect
 
 import newton
 import pytest
-import warp as wp
 
 from isaaclab_contrib.physics import (
     FeatherstoneSolverCfg,
@@ -74,41 +73,6 @@ def test_kamino_nested_overrides():
     assert config.padmm.max_iterations == 120
     with pytest.raises(SolverConfigError, match="padmm_overrides"):
         KaminoSolverCfg(padmm_overrides={"no_such": 1}).make_config()
-
-
-def test_collision_pipeline_usage_flags():
-    assert SteelSolverCfg().uses_collision_pipeline
-    assert VBDSolverCfg().uses_collision_pipeline
-    assert not MJWarpSolverCfg().uses_collision_pipeline
-    assert MJWarpSolverCfg(use_mujoco_contacts=False).uses_collision_pipeline
-    assert not MPMSolverCfg().uses_collision_pipeline
-    assert not KaminoSolverCfg(use_collision_detector=True).uses_collision_pipeline
-    assert not MPMSolverCfg().graph_capturable
-    assert MPMSolverCfg(max_active_cell_count=4096).graph_capturable
-
-
-def test_vbd_colours_builder_before_finalize():
-    builder = newton.ModelBuilder()
-    builder.add_cloth_grid(
-        pos=wp.vec3(0.0, 0.0, 1.0),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=2,
-        dim_y=2,
-        cell_x=0.1,
-        cell_y=0.1,
-        mass=0.1,
-    )
-    assert not builder.particle_color_groups
-    VBDSolverCfg().prepare_builder_for_finalize(builder)
-    coloured = sorted(int(i) for group in builder.particle_color_groups for i in group)
-    assert coloured == list(range(builder.particle_count))
-
-
-def test_mujoco_registers_custom_attributes():
-    builder = newton.ModelBuilder()
-    MJWarpSolverCfg().register_builder_attributes(builder)
-    assert any(key.startswith("mujoco:") for key in builder.custom_attributes)
 
 
 def test_collision_and_model_cfgs():

@@ -62,12 +62,12 @@ def coupler():
     )
 
 
-def test_env_xforms_become_worlds_with_prim_path_labels():
-    sim = SimulationContext(SimulationCfg(dt=1 / 240, device="cpu", physics=NewtonCfg(solver_cfg=coupler())))
+def test_env_xforms_become_worlds_with_prim_path_labels(device):
+    sim = SimulationContext(SimulationCfg(dt=1 / 240, device=device, physics=NewtonCfg(solver_cfg=coupler())))
     M.attach_stage(make_stage())
     builder = M.instantiate_builder_from_stage()
     assert builder is M.get_builder()
-    model = builder.finalize(device="cpu")
+    model = builder.finalize(device=device)
     assert model.world_count == 4
     assert model.body_label == [f"/World/envs/env_{i}/Crate" for i in range(4)]
     assert model.body_world.numpy().tolist() == [0, 1, 2, 3]
@@ -84,10 +84,10 @@ def test_env_xforms_become_worlds_with_prim_path_labels():
     sim.clear_instance()
 
 
-def test_sync_writes_time_sampled_transforms_and_points_to_the_stage():
+def test_sync_writes_time_sampled_transforms_and_points_to_the_stage(device):
     cfg = coupler()
     cfg.entries = cfg.entries[:1]
-    sim = SimulationContext(SimulationCfg(dt=1 / 240, device="cpu", physics=NewtonCfg(solver_cfg=cfg)))
+    sim = SimulationContext(SimulationCfg(dt=1 / 240, device=device, physics=NewtonCfg(solver_cfg=cfg)))
     stage = make_stage(2)
     M.attach_stage(stage)
     builder = M.instantiate_builder_from_stage()

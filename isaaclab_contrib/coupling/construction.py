@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import warp as wp
 
+from isaaclab_contrib.physics.bindings import binding_for
+
 from .coupler_cfg import CouplerAdmmCfg, CouplerCfg, CouplerProxyCfg
-from .ownership import CouplingPlan, resolve_coupling
+from .ownership import CouplingPlan, resolve_coupling, write_back_proxy_bodies
 
 if TYPE_CHECKING:
     import newton
@@ -96,13 +98,13 @@ def prepare_builder(builder: newton.ModelBuilder, cfg: CouplerCfg) -> None:
     for entry in _validated_entries(cfg, "prepare_builder"):
         if type(entry.solver_cfg) not in seen:
             seen.add(type(entry.solver_cfg))
-            entry.solver_cfg.register_builder_attributes(builder)
+            binding_for(entry.solver_cfg).register_builder_attributes(entry.solver_cfg, builder)
 
 
 def finalize_builder(builder: newton.ModelBuilder, cfg: CouplerCfg) -> None:
     """Apply every entry solver's last builder preparation (e.g. VBD colouring); call right before finalize."""
     for entry in _validated_entries(cfg, "finalize_builder"):
-        entry.solver_cfg.prepare_builder_for_finalize(builder)
+        binding_for(entry.solver_cfg).prepare_builder(entry.solver_cfg, builder)
 
 
 def _check_coupling_interface(cfg: CouplerCfg) -> None:
@@ -120,9 +122,11 @@ def _check_coupling_interface(cfg: CouplerCfg) -> None:
 
 
 def _entry_factory(cfg: CouplerCfg, entry) -> Any:
+    binding = binding_for(entry.solver_cfg)
+
     def factory(view):
         try:
-            return entry.solver_cfg.build_solver(view)
+            return binding.build(entry.solver_cfg, view)
         except (TypeError, ValueError) as err:
             raise type(err)(
                 f"{type(cfg).__name__}.entries[{entry.name!r}]: building {type(entry.solver_cfg).__name__} failed: {err}"
@@ -154,7 +158,12 @@ def build_entries(cfg: CouplerCfg, plan: CouplingPlan) -> list:
 
 
 def build_coupled_solver(
-    model: newton.Model, coupler_cfg: CouplerCfg, *, plan: CouplingPlan | None = None, apply_model_cfg: bool = True
+    model: newton.Model,
+    coupler_cfg: CouplerCfg,
+    *,
+    plan: CouplingPlan | None = None,
+    apply_model_cfg: bool = True,
+    write_back: bool = True,
 ) -> newton.solvers.SolverBase:
     """Resolve *coupler_cfg* over the finalized *model* and return the ready coupled solver.
 
@@ -162,11 +171,14 @@ def build_coupled_solver(
         model: Finalized Newton model (prepare its builder with :func:`prepare_builder` and
             :func:`finalize_builder`).
         coupler_cfg: :class:`CouplerAdmmCfg` or :class:`CouplerProxyCfg`. Its ``model_cfg``, when
-            set, is applied to *model* first. After a successful build, the ``bodies`` of every
-            proxy mapping hold the resolved integer body ids.
+            set, is applied to *model* first.
         plan: A plan already resolved from the same model and config (skips re-resolution).
         apply_model_cfg: Apply ``coupler_cfg.model_cfg`` to *model* (managers that apply model
             parameters themselves pass ``False``).
+        write_back: After a successful build, write the resolved integer body ids into the ``bodies``
+            of every proxy mapping (the spec's in-place resolution). The selectors the user wrote are
+            remembered, so resolving the same config again (a scene with more envs) starts from them.
+            Managers pass ``False`` and write back once the whole simulation was built.
 
     Returns:
         A ``SolverCoupledADMM`` or ``SolverCoupledProxy`` (subclasses that hide every shape from an
@@ -235,6 +247,6 @@ def build_coupled_solver(
         ]
         config = SolverCoupledProxy.Config(proxies=proxies, iterations=coupler_cfg.iterations)
         solver = proxy_cls(model, entries, config)
-        for resolved in plan.proxies:
-            resolved.mapping.bodies = list(resolved.bodies)
+    if write_back:
+        write_back_proxy_bodies(plan)
     return solver

@@ -38,8 +38,10 @@ __all__ = [
     "EntryOwnership",
     "LabelIndex",
     "ProxyResolution",
+    "proxy_selectors",
     "resolve_coupling",
     "resolve_entries",
+    "write_back_proxy_bodies",
 ]
 
 # ShapeFlags.COLLIDE_SHAPES | ShapeFlags.COLLIDE_PARTICLES (read from Newton at call time).
@@ -211,7 +213,7 @@ def _resolve_proxy(
     body_has_collider: np.ndarray,
 ) -> ProxyResolution:
     bodies: set[int] = set()
-    for i, selector in enumerate(mapping.bodies):
+    for i, selector in enumerate(proxy_selectors(mapping)):
         if isinstance(selector, str):
             hit = data.body_index.select(selector)
             if hit.size == 0:
@@ -253,6 +255,35 @@ def _resolve_proxy(
             f"is not owned by the source entry {source.name!r}."
         )
     return ProxyResolution(mapping.source, mapping.destination, sorted(bodies), sorted(particles), mapping)
+
+
+_WRITTEN = "_resolved_bodies_written"
+_SELECTORS = "_bodies_as_written_by_user"
+
+
+def proxy_selectors(mapping: CouplerProxyMappingCfg) -> list:
+    """The body selectors to resolve for *mapping*.
+
+    After a build wrote resolved ids into ``mapping.bodies`` (see :func:`write_back_proxy_bodies`),
+    this returns the selectors the user wrote, as long as ``bodies`` still holds exactly the ids that
+    were written; a list the user assigned since is taken as it is.
+    """
+    written = mapping.__dict__.get(_WRITTEN)
+    if written is not None and list(mapping.bodies) == written:
+        return list(mapping.__dict__[_SELECTORS])
+    return list(mapping.bodies)
+
+
+def write_back_proxy_bodies(plan: CouplingPlan) -> None:
+    """Write each proxy mapping's resolved body ids into its ``bodies`` (the spec's in-place resolution),
+    remembering the user's selectors for the next resolution (:func:`proxy_selectors`)."""
+    for resolved in plan.proxies:
+        mapping = resolved.mapping
+        selectors = proxy_selectors(mapping)
+        ids = [int(b) for b in resolved.bodies]
+        object.__setattr__(mapping, _SELECTORS, selectors)
+        object.__setattr__(mapping, _WRITTEN, list(ids))
+        mapping.bodies = ids
 
 
 def resolve_coupling(model: newton.Model, cfg: CouplerCfg, *, warn: bool = True) -> CouplingPlan:

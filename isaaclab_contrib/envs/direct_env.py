@@ -19,7 +19,7 @@ import torch
 import warp as wp
 
 from isaaclab_contrib.coupling import NewtonCouplerManager
-from isaaclab_contrib.physics import NewtonCfg, NewtonManager, SimulationCfg, SimulationContext
+from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
 from isaaclab_contrib.utils.configclass import configclass
 
 __all__ = ["CoupledDirectEnv", "CoupledDirectEnvCfg"]
@@ -58,7 +58,7 @@ class CoupledDirectEnv:
         self.cfg = cfg
         self.num_envs = cfg.num_envs
         self.manager = NewtonCouplerManager
-        NewtonManager.close()
+        # One simulation at a time (Isaac Lab): this raises while another env or context is open.
         self.sim = SimulationContext(
             SimulationCfg(
                 dt=cfg.dt,
@@ -91,6 +91,7 @@ class CoupledDirectEnv:
     # ------------------------------------------------------------------ gym-like API
     def reset(self, seed: int | None = None) -> tuple[torch.Tensor, dict]:
         """Reset every env; returns ``(obs, extras)``."""
+        self._require_open("reset()")
         if seed is not None:
             self.generator.manual_seed(seed)
         all_envs = torch.arange(self.num_envs, device=self.torch_device)
@@ -99,10 +100,16 @@ class CoupledDirectEnv:
 
     def step(self, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict]:
         """Apply *actions* (``[num_envs, num_actions]``, clipped to [-1, 1]) for one env step."""
+        self._require_open("step()")
         if actions.shape != (self.num_envs, self.num_actions):
             raise ValueError(f"actions must have shape {(self.num_envs, self.num_actions)}, got {tuple(actions.shape)}")
-        self.actions.copy_(actions.to(self.torch_device).clamp(-1.0, 1.0))
-        self.manager.step()
+        actions = actions.to(self.torch_device)
+        finite = torch.isfinite(actions).all(dim=-1)
+        if not bool(finite.all()):
+            bad = torch.nonzero(~finite).squeeze(-1).tolist()
+            raise ValueError(f"{type(self).__name__}.step: actions of envs {bad} are not finite (NaN or inf)")
+        self.actions.copy_(actions.clamp(-1.0, 1.0))
+        self.sim.step()
         self.episode_length += 1
         reward = self._get_rewards()
         terminated = self._get_dones()
@@ -122,8 +129,12 @@ class CoupledDirectEnv:
         return self._get_observations(), reward, terminated, truncated, extras
 
     def close(self) -> None:
-        """Close the simulation and clear the manager."""
+        """Close the simulation and clear the manager (a no-op when already closed)."""
         self.sim.clear_instance()
+
+    def _require_open(self, what: str) -> None:
+        if not self.sim.is_active():
+            raise RuntimeError(f"{type(self).__name__}.{what}: the env was closed")
 
     # ------------------------------------------------------------------ resets
     def _reset_envs(self, env_ids: torch.Tensor) -> None:

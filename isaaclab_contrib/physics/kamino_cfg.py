@@ -85,12 +85,3 @@ class KaminoSolverCfg(NewtonSolverCfg):
                     )
                 setattr(nested, key, value)
         return config
-
-    def build_solver(self, model: Any):
-        """Construct ``SolverKamino(model, config)``."""
-        return self.solver_class()(model, self.make_config())
-
-    @property
-    def uses_collision_pipeline(self) -> bool:
-        """Pipeline contacts are consumed unless Kamino's own detector is enabled."""
-        return not self.use_collision_detector

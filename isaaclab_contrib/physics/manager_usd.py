@@ -1,4 +1,9 @@
-"""Kitless USD methods of the Newton manager (mixed into ``NewtonManager``): stage in, results out."""
+"""Kitless USD methods of the Newton manager front (mixed into ``NewtonManager``): stage in, results out.
+
+The attached stage and the registered particle prims belong to the active session; the only thing
+this mixin needs from the class it is mixed into is :meth:`UsdMethods._active` (and the builder
+methods ``create_builder`` / ``set_builder`` / ``get_state`` of the front).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,18 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import newton
 
+    from .session import ManagerSession
+
 __all__ = ["UsdMethods"]
 
 
 class UsdMethods:
-    """USD class methods of the manager; slots live on ``NewtonManager``."""
+    """USD class methods of the manager front."""
+
+    @classmethod
+    def _active(cls) -> ManagerSession:
+        """The active session (provided by the manager front)."""
+        raise NotImplementedError
 
     @classmethod
     def attach_stage(cls, stage: Any) -> None:
@@ -20,12 +32,15 @@ class UsdMethods:
 
         if not isinstance(stage, Usd.Stage):
             raise TypeError(f"attach_stage expects a pxr.Usd.Stage, got {type(stage).__name__}")
-        cls._set(_usd_stage=stage, _usd_body_paths=None)
+        session = cls._active()
+        session.usd_stage = stage
+        if session.instance is not None:
+            session.instance.usd_body_paths = None
 
     @classmethod
     def get_usd_stage(cls) -> Any:
         """The attached stage, or ``None``."""
-        return cls._usd_stage
+        return cls._active().usd_stage
 
     @classmethod
     def instantiate_builder_from_stage(cls) -> newton.ModelBuilder:
@@ -38,9 +53,10 @@ class UsdMethods:
         """
         from .usd_io import load_stage_into_builder
 
-        cls._require(cls._usd_stage is not None, "no stage attached: call attach_stage(stage) first")
+        session = cls._active()
+        session.require(session.usd_stage is not None, "no stage attached: call attach_stage(stage) first")
         builder = cls.create_builder()
-        load_stage_into_builder(builder, cls._usd_stage)
+        load_stage_into_builder(builder, session.usd_stage)
         cls.set_builder(builder)
         return builder
 
@@ -49,18 +65,20 @@ class UsdMethods:
         """Prim path of every body: its label when that is a prim on the stage, else the sanitized label."""
         from .usd_io import sanitize_prim_path
 
-        if cls._usd_body_paths is None:
-            stage = cls._usd_stage
+        session = cls._active()
+        instance = session.instance
+        if instance.usd_body_paths is None:
+            stage = session.usd_stage
             paths = []
-            for label in cls._model.body_label:
+            for label in instance.model.body_label:
                 path = None
                 for candidate in (label, sanitize_prim_path(label) if label else None):
                     if candidate and candidate.startswith("/") and stage.GetPrimAtPath(candidate):
                         path = candidate
                         break
                 paths.append(path)
-            cls._set(_usd_body_paths=paths)
-        return cls._usd_body_paths
+            instance.usd_body_paths = paths
+        return instance.usd_body_paths
 
     @classmethod
     def sync_transforms_to_usd(cls, time_code: float | None = None) -> int:
@@ -69,12 +87,14 @@ class UsdMethods:
         Each body whose label is a prim path on the stage gets one ``xformOp:transform`` (relative
         to its parent prim), as a time sample when *time_code* is given. No-op without a stage.
         """
-        if cls._usd_stage is None or cls._model is None or cls._model.body_count == 0:
+        session = cls._active()
+        instance = session.instance
+        if session.usd_stage is None or instance is None or instance.model.body_count == 0:
             return 0
         from .usd_io import write_body_transforms
 
         state = cls.get_state()
-        return write_body_transforms(cls._usd_stage, cls._body_prim_paths(), state.body_q.numpy(), time_code)
+        return write_body_transforms(session.usd_stage, cls._body_prim_paths(), state.body_q.numpy(), time_code)
 
     @classmethod
     def register_particle_visual_prim(
@@ -88,20 +108,16 @@ class UsdMethods:
             particle_count: Number of particles.
             sync_frequency: Write every N-th :meth:`sync_particles_to_usd` call [calls].
         """
-        cls._require(cls._usd_stage is not None, "no stage attached: call attach_stage(stage) first")
+        session = cls._active()
+        session.require(session.usd_stage is not None, "no stage attached: call attach_stage(stage) first")
         from pxr import UsdGeom
 
-        prim = cls._usd_stage.GetPrimAtPath(prim_path)
+        prim = session.usd_stage.GetPrimAtPath(prim_path)
         if not prim or not prim.IsA(UsdGeom.Points):
             raise ValueError(f"register_particle_visual_prim: {prim_path!r} is not a UsdGeom.Points prim")
         if particle_offset < 0 or particle_count < 1 or sync_frequency < 1:
             raise ValueError("register_particle_visual_prim: offset >= 0, count >= 1 and sync_frequency >= 1 required")
-        cls._set(
-            _particle_prims=[
-                *cls._particle_prims,
-                (prim_path, int(particle_offset), int(particle_count), int(sync_frequency)),
-            ]
-        )
+        session.particle_prims.append((prim_path, int(particle_offset), int(particle_count), int(sync_frequency)))
 
     @classmethod
     def sync_particles_to_usd(cls, time_code: float | None = None) -> int:
@@ -109,25 +125,31 @@ class UsdMethods:
 
         Returns the number of prims written; no-op without a stage or particles.
         """
-        if cls._usd_stage is None or cls._model is None or not cls._particle_prims or cls._model.particle_count == 0:
+        session = cls._active()
+        instance = session.instance
+        if session.usd_stage is None or instance is None or not session.particle_prims:
+            return 0
+        if instance.model.particle_count == 0:
             return 0
         from .usd_io import write_points
 
         points = cls.get_state().particle_q.numpy()
-        frame = cls._render_frame
+        frame = instance.render_frame
         written = 0
-        for path, offset, count, every in cls._particle_prims:
+        for path, offset, count, every in session.particle_prims:
             if offset + count > points.shape[0]:
                 raise ValueError(
                     f"particle prim {path!r}: slice [{offset}, {offset + count}) exceeds {points.shape[0]}"
                 )
             if frame % every == 0:
-                write_points(cls._usd_stage, path, points[offset : offset + count], time_code)
+                write_points(session.usd_stage, path, points[offset : offset + count], time_code)
                 written += 1
-        cls._set(_render_frame=frame + 1)
+        instance.render_frame = frame + 1
         return written
 
     @classmethod
     def pre_render(cls) -> None:
         """Apply pending FK so renderers read a consistent state (no Kit renderer kitless)."""
-        cls._apply_pending_resets()
+        instance = cls._active().instance
+        if instance is not None:
+            instance.apply_pending_resets()

@@ -52,8 +52,3 @@ class MJWarpSolverCfg(NewtonSolverCfg):
     """Let MuJoCo detect contacts itself instead of consuming Newton pipeline contacts."""
     update_data_interval: int | None = None
     """Synchronize MuJoCo data from Newton state every N steps [steps]."""
-
-    @property
-    def uses_collision_pipeline(self) -> bool:
-        """Pipeline contacts are consumed only when MuJoCo's own collision detection is off."""
-        return not self.use_mujoco_contacts

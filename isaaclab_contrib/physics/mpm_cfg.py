@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from isaaclab_contrib.utils.configclass import configclass
 
@@ -53,18 +53,3 @@ class MPMSolverCfg(NewtonSolverCfg):
 
     def _accepted_arguments(self) -> set[str]:
         return {f.name for f in dataclasses.fields(self.solver_class().Config)}
-
-    def build_solver(self, model: Any):
-        """Construct ``SolverImplicitMPM(model, SolverImplicitMPM.Config(**fields))``."""
-        cls = self.solver_class()
-        return cls(model, cls.Config(**self.solver_kwargs()))
-
-    @property
-    def uses_collision_pipeline(self) -> bool:
-        """MPM handles its colliders itself."""
-        return False
-
-    @property
-    def graph_capturable(self) -> bool:
-        """Whether a step has a bounded grid (capturable): not an unbounded sparse grid."""
-        return not (self.grid_type == "sparse" and self.max_active_cell_count < 0)

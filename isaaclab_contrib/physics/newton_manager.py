@@ -1,25 +1,24 @@
-"""The class-level Newton physics manager: model, states, solver, contacts and the step program.
+"""The class-level Newton physics manager: a thin front over the active simulation session.
 
-``NewtonManager`` is a singleton made of class slots (there are no instances). Its life:
+``NewtonManager`` is the spec's class-level singleton (there are no instances). Its state is one
+:class:`~.session.ManagerSession` per :class:`~.simulation_context.SimulationContext` (configs and
+what was registered while authoring the scene) and, after ``sim.reset()``, the session's
+:class:`~.simulation_instance.SimulationInstance` (model, states, solver, contacts, observables,
+the captured step program, pending resets). Every classmethod acts on that active session, so a
+call on ``NewtonManager`` and on a subclass such as ``NewtonCouplerManager`` do the same thing;
+what differs per solver family lives in its binding (:mod:`.bindings`).
 
-``initialize(sim_context)`` → scene building (``create_builder``, ``set_builder``, ``MODEL_INIT``
-callbacks) → ``start_simulation()`` (finalize, states, control) → ``initialize_solver()`` (solver,
-collision pipeline and contacts, warm-up, graph capture) → ``step()`` (one call runs the whole
-decimation loop) / ``forward()`` / ``reset()`` / ``invalidate_fk()`` → ``close()`` / ``clear()``.
-
-One ``step()`` runs ``decimation`` physics steps; each runs the post-actuator callbacks, collision
-detection (every ``collision_interval`` physics steps), then ``num_substeps`` solver steps with the
-staged external forces; after the loop come the post-step callbacks. When the device can capture
-(CUDA, and the CPU in Warp 1.19) that program is captured once as a graph and replayed on every
-``step()``; otherwise the very same program runs eagerly, so both paths give the same states.
-
-Initialization is transactional: a failure inside ``start_simulation``, ``initialize_solver`` or
-``reset`` restores every slot to its value before the call.
+The life: ``initialize(sim_context)`` → scene building (``create_builder``, ``set_builder``,
+``MODEL_INIT`` callbacks, sites and sensors) → ``start_simulation()`` (finalize a copy of the
+builder, states, control) → ``initialize_solver()`` (solver, collision pipeline and contacts,
+sensors and the observables union, warm-up, capture) → ``step()`` / ``forward()`` / ``reset()`` /
+``invalidate_fk()`` → ``close()`` / ``clear()``. Each of ``start_simulation``,
+``initialize_solver`` and ``reset`` builds what it makes completely and swaps it in only on
+success: a failure leaves the manager, and everything the user passed in, as it was.
 """
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import logging
 import weakref
@@ -32,7 +31,8 @@ import warp as wp
 from .events import CallbackHandle, PhysicsEvent
 from .manager_sensors import SensorMethods
 from .manager_usd import UsdMethods
-from .solver_cfg import NewtonModelSolverCfg, NewtonSolverCfg
+from .session import ManagerSession
+from .simulation_instance import SimulationInstance
 
 if TYPE_CHECKING:
     import newton
@@ -44,176 +44,67 @@ __all__ = ["NewtonManager"]
 logger = logging.getLogger(__name__)
 
 
-@wp.kernel
-def _copy_rows_by_world_kernel(
-    src: wp.array(dtype=Any),
-    row_world: wp.array(dtype=wp.int32),
-    world_mask: wp.array(dtype=wp.bool),
-    dst: wp.array(dtype=Any),
-):
-    i = wp.tid()
-    w = row_world[i]
-    if w < 0:
-        w = world_mask.shape[0] - 1
-    if world_mask[w]:
-        dst[i] = src[i]
-
-
 def _empty_callbacks() -> dict:
     return {event: [] for event in PhysicsEvent}
 
 
-# Slot name -> factory of its pristine value. ``clear()`` restores exactly these.
-_SLOT_DEFAULTS: dict[str, Callable[[], Any]] = {
-    "_sim_context": lambda: None,
-    "_cfg": lambda: None,
-    "_device": lambda: "cpu",
-    "_dt": lambda: 0.0,
-    "_num_substeps": lambda: 1,
-    "_collision_interval": lambda: 1,
-    "_decimation": lambda: 1,
-    "_up_axis": lambda: "Z",
-    "_builder": lambda: None,
-    "_model": lambda: None,
-    "_state_0": lambda: None,
-    "_state_1": lambda: None,
-    "_initial_state": lambda: None,
-    "_control": lambda: None,
-    "_solver": lambda: None,
-    "_collision_pipeline": lambda: None,
-    "_contacts": lambda: None,
-    "_observables": lambda: None,
-    "_graph": lambda: None,
-    "_graph_enabled": lambda: False,
-    "_eager_reason": lambda: None,
-    "_eager_reason_logged": lambda: False,
-    "_staged_body_f": lambda: None,
-    "_staged_particle_f": lambda: None,
-    "_post_actuator_callbacks": list,
-    "_post_step_callbacks": list,
-    "_host_callbacks": list,
-    "_model_changes": set,
-    "_sim_time": lambda: 0.0,
-    "_step_count": lambda: 0,
-    "_is_playing": lambda: True,
-    "_world_reset_mask": lambda: None,
-    "_fk_pending": lambda: False,
-    "_views": list,
-    "_simulation_started": lambda: False,
-    "_solver_initialized": lambda: False,
-    "_row_world": dict,
-    "_solver_info": dict,
-    "_site_requests": dict,
-    "_imu_sensors": list,
-    "_contact_sensors": dict,
-    "_frame_transform_sensors": list,
-    "_legacy_kinds": set,
-    "_obs_full": lambda: None,
-    "_obs_per_substep": lambda: None,
-    "_step_average": lambda: None,
-    "_observables_allocations": lambda: 0,
-    "_usd_stage": lambda: None,
-    "_usd_body_paths": lambda: None,
-    "_particle_prims": list,
-    "_render_frame": lambda: 0,
-}
-
-
 class NewtonManager(SensorMethods, UsdMethods):
-    """Class-level singleton that owns the Newton model, states, solver and stepping loop.
+    """Class-level singleton front of the Newton simulation (see the module documentation)."""
 
-    All state lives in class slots; call the class methods directly. See the module
-    documentation for the life cycle. Subclasses specialize :meth:`_build_solver`.
-    """
+    _session: ClassVar[ManagerSession | None] = None
+    """The active session; only ever set on ``NewtonManager`` itself, so every subclass sees the same one."""
 
-    # Callback registry survives ``clear()`` (``close()``/``clear_callbacks()`` empty it);
-    # the id counter is never reset so stale handles can never remove a newer callback.
+    # The event-callback registry survives ``clear()`` (``close()`` / ``clear_callbacks()`` empty it);
+    # the id counter is never reset so a stale handle can never remove a newer callback.
     _callbacks: ClassVar[dict[PhysicsEvent, list]] = _empty_callbacks()
     _callback_id: ClassVar[int] = 0
 
-    # ------------------------------------------------------------------ slots
+    # ------------------------------------------------------------------ the active session
     @classmethod
-    def _slot_names(cls) -> list[str]:
-        return list(_SLOT_DEFAULTS)
+    def _active(cls) -> ManagerSession:
+        session = NewtonManager._session
+        if session is None:
+            raise RuntimeError(
+                f"{cls.__name__}: no simulation is initialized; create a SimulationContext (or call initialize())"
+            )
+        return session
 
     @classmethod
-    def _snapshot(cls) -> dict[str, Any]:
-        """Shallow copy of every slot value (containers copied one level), plus the mutable
-        fields of the sensor records (their Newton sensor is created during initialization)."""
-        snap = {}
-        for name in cls._slot_names():
-            value = getattr(cls, name)
-            if isinstance(value, (list, set, dict)):
-                value = type(value)(value)
-            snap[name] = value
-        records = (*cls._imu_sensors, *cls._contact_sensors.values(), *cls._frame_transform_sensors)
-        snap["__sensor_records__"] = [(r, r.sensor, r.update_args, r.entry) for r in records]
-        return snap
+    def _instance(cls, what: str = "this call") -> SimulationInstance:
+        session = cls._active()
+        session.require(session.instance is not None, f"start_simulation() (or sim.reset()) must run before {what}")
+        return session.instance
 
     @classmethod
-    def _restore(cls, snapshot: dict[str, Any]) -> None:
-        for record, sensor, update_args, entry in snapshot.get("__sensor_records__", ()):
-            record.sensor, record.update_args, record.entry = sensor, update_args, entry
-        for name, value in snapshot.items():
-            if name == "__sensor_records__":
-                continue
-            setattr(NewtonManager, name, value)
-            if name in cls.__dict__ and cls is not NewtonManager:
-                delattr(cls, name)
-
-    @classmethod
-    @contextlib.contextmanager
-    def _transaction(cls):
-        snapshot = cls._snapshot()
-        try:
-            yield
-        except BaseException:
-            cls._restore(snapshot)
-            raise
-
-    @classmethod
-    def _set(cls, **values: Any) -> None:
-        """Publish slot values on the base class so every subclass view agrees."""
-        for name, value in values.items():
-            if name not in _SLOT_DEFAULTS:
-                raise AttributeError(f"NewtonManager has no slot {name!r}")
-            setattr(NewtonManager, name, value)
+    def _running(cls, what: str) -> SimulationInstance:
+        instance = cls._instance(what)
+        cls._active().require(instance.part is not None, f"initialize_solver() (or sim.reset()) must run before {what}")
+        return instance
 
     # ------------------------------------------------------------------ life cycle
     @classmethod
     def initialize(cls, sim_context: SimulationContext) -> None:
-        """Bind the manager to *sim_context* (its config, device and dt). Clears any previous simulation."""
+        """Bind the manager to *sim_context* (its config, device and dt).
+
+        Raises:
+            RuntimeError: Another simulation context is active (clear it first with ``clear_instance()``).
+        """
         physics = sim_context.cfg.physics
         physics.validate()
-        if cls._simulation_started:
+        current = NewtonManager._session
+        if current is not None and current.sim_context is not sim_context:
+            raise RuntimeError(
+                f"{cls.__name__}.initialize: {current.sim_context!r} is still active; call its clear_instance() "
+                "(or close() the manager) before initializing another simulation"
+            )
+        session = ManagerSession(cls, sim_context, physics, sim_context.device, float(sim_context.cfg.dt))
+        if current is not None:
             cls.clear()
-        cls._set(
-            _sim_context=sim_context,
-            _cfg=physics,
-            _device=sim_context.device,
-            _dt=float(sim_context.cfg.dt),
-            _num_substeps=int(physics.num_substeps),
-            _collision_interval=int(physics.collision_interval),
-        )
-
-    @classmethod
-    def _require(cls, condition: bool, message: str) -> None:
-        if not condition:
-            raise RuntimeError(f"{cls.__name__}: {message}")
-
-    @classmethod
-    def _solver_cfg(cls) -> NewtonSolverCfg:
-        cls._require(cls._cfg is not None, "initialize(sim_context) has not been called")
-        return cls._cfg.solver_cfg
-
-    @classmethod
-    def _solver_cfgs(cls) -> list[NewtonSolverCfg]:
-        """Every Newton solver config the simulation builds (one, or one per coupled entry)."""
-        return [cls._solver_cfg()]
+        NewtonManager._session = session
 
     @classmethod
     def create_builder(cls, up_axis: str | None = None, **kwargs: Any) -> newton.ModelBuilder:
-        """Return a ``newton.ModelBuilder`` with the solvers' custom attributes registered.
+        """Return a ``newton.ModelBuilder`` with every solver's custom attributes registered.
 
         Args:
             up_axis: ``"X"``, ``"Y"`` or ``"Z"``; defaults to the manager's up axis (``"Z"``).
@@ -221,401 +112,242 @@ class NewtonManager(SensorMethods, UsdMethods):
         """
         import newton
 
-        builder = newton.ModelBuilder(up_axis=up_axis or cls._up_axis, **kwargs)
-        if cls._cfg is not None:
-            for solver_cfg in cls._solver_cfgs():
-                solver_cfg.register_builder_attributes(builder)
+        session = NewtonManager._session
+        builder = newton.ModelBuilder(up_axis=up_axis or (session.up_axis if session else "Z"), **kwargs)
+        if session is not None:
+            session.binding.register_builder_attributes(session.solver_cfg, builder)
         return builder
 
     @classmethod
     def set_builder(cls, builder: newton.ModelBuilder) -> None:
-        """Set the builder finalized by :meth:`start_simulation`."""
+        """Set the builder that :meth:`start_simulation` finalizes (a copy of it: the builder is not modified).
+
+        Raises:
+            TypeError: *builder* is not a ``newton.ModelBuilder``.
+            RuntimeError: The simulation already started: its model was finalized from another builder.
+                Call ``sim.clear_instance()`` and create a new context to simulate a new builder.
+        """
         import newton
 
+        session = cls._active()
         if not isinstance(builder, newton.ModelBuilder):
-            raise TypeError(f"set_builder expects a newton.ModelBuilder, got {type(builder).__name__}")
-        cls._set(_builder=builder)
+            raise TypeError(f"{cls.__name__}.set_builder expects a newton.ModelBuilder, got {type(builder).__name__}")
+        session.require(
+            session.instance is None,
+            "set_builder() after the simulation started has no effect on the running model; call "
+            "sim.clear_instance() and create a new SimulationContext to simulate another builder",
+        )
+        session.builder = builder
 
     @classmethod
     def get_builder(cls) -> newton.ModelBuilder | None:
-        """The builder set for the next :meth:`start_simulation`, if any."""
-        return cls._builder
+        """The builder set for :meth:`start_simulation`, if any."""
+        session = NewtonManager._session
+        return session.builder if session else None
 
     @classmethod
-    def _model_cfg(cls):
-        if cls._cfg.model_cfg is not None:
-            return cls._cfg.model_cfg
-        solver_cfg = cls._solver_cfg()
-        return solver_cfg.model_cfg if isinstance(solver_cfg, NewtonModelSolverCfg) else None
+    def _new_model_instance(cls, session: ManagerSession) -> SimulationInstance:
+        """Dispatch ``MODEL_INIT`` and finalize a copy of the builder; restores the session's builder on failure."""
+        saved_builder = session.builder
+        try:
+            cls.dispatch_event(PhysicsEvent.MODEL_INIT, session.manager_cls)
+            session.require(
+                session.builder is not None,
+                "no model builder: call set_builder(builder) or fill one in a MODEL_INIT callback before reset()",
+            )
+            return SimulationInstance(session, session.builder)
+        except BaseException:
+            session.builder = saved_builder
+            raise
 
     @classmethod
     def start_simulation(cls) -> None:
-        """Dispatch ``MODEL_INIT``, finalize the builder and allocate states and control.
+        """Dispatch ``MODEL_INIT``, finalize a copy of the builder and allocate states and control.
 
         Raises:
-            RuntimeError: No builder was set (neither before nor by a ``MODEL_INIT`` callback).
+            RuntimeError: No builder was set, or the simulation already started.
         """
-        import newton
-
-        cls._require(cls._cfg is not None, "initialize(sim_context) has not been called")
-        with cls._transaction():
-            cls.dispatch_event(PhysicsEvent.MODEL_INIT, cls)
-            builder = cls._builder
-            cls._require(
-                builder is not None,
-                "no model builder: call set_builder(builder) or fill one in a MODEL_INIT callback before reset()",
-            )
-            cls._inject_sites(builder)
-            for solver_cfg in cls._solver_cfgs():
-                solver_cfg.prepare_builder_for_finalize(builder)
-            model = builder.finalize(device=cls._device)
-            model_cfg = cls._model_cfg()
-            if model_cfg is not None:
-                model_cfg.apply(model)
-            state_0, state_1 = model.state(), model.state()
-            newton.eval_fk(model, model.joint_q, model.joint_qd, state_0)
-            state_1.assign(state_0)
-            initial = model.state()
-            initial.assign(state_0)
-            staged_body = wp.zeros_like(state_0.body_f) if state_0.body_f is not None else None
-            staged_particle = wp.zeros_like(state_0.particle_f) if state_0.particle_f is not None else None
-            cls._set(
-                _model=model,
-                _state_0=state_0,
-                _state_1=state_1,
-                _initial_state=initial,
-                _control=model.control(),
-                _staged_body_f=staged_body,
-                _staged_particle_f=staged_particle,
-                _world_reset_mask=wp.zeros(model.world_count + 1, dtype=wp.bool, device=model.device),
-                _fk_pending=False,
-                _row_world=cls._build_row_world(model),
-                _simulation_started=True,
-                _sim_time=0.0,
-                _step_count=0,
-            )
-
-    @staticmethod
-    def _build_row_world(model: newton.Model) -> dict[str, Any]:
-        """World id of every row of the resettable state arrays (-1: global); ``"joint"`` is a host array."""
-        rows: dict[str, Any] = {}
-        if model.joint_count:
-            rows["joint"] = model.joint_world.numpy().astype(np.int64)
-        if model.body_count:
-            rows["body"] = model.body_world
-        if model.particle_count:
-            rows["particle"] = model.particle_world
-        for name, count, starts in (
-            ("joint_coord", model.joint_coord_count, model.joint_coord_world_start),
-            ("joint_dof", model.joint_dof_count, model.joint_dof_world_start),
-        ):
-            if count:
-                host = np.full(int(count), -1, dtype=np.int32)
-                s = starts.numpy()
-                for world in range(model.world_count):
-                    host[int(s[world]) : int(s[world + 1])] = world
-                rows[name] = wp.array(host, dtype=wp.int32, device=model.device)
-        return rows
-
-    @classmethod
-    def _build_solver(cls) -> newton.solvers.SolverBase:
-        """Construct the solver for the finalized model (overridden by solver-specific managers)."""
-        solver_cfg = cls._solver_cfg()
-        if not type(solver_cfg).solver_class_path:
-            raise TypeError(
-                f"{cls.__name__}: {type(solver_cfg).__name__} names no Newton solver; use a concrete solver config "
-                "or a coupler config with its manager (class_type)."
-            )
-        return solver_cfg.build_solver(cls._model)
-
-    @classmethod
-    def _needs_collision_pipeline(cls) -> bool:
-        return any(cfg.uses_collision_pipeline for cfg in cls._solver_cfgs())
-
-    @classmethod
-    def _prepare_solver_contacts(cls, solver, contacts) -> None:
-        """Hook: let the solver allocate contact-dependent buffers before capture."""
-        del solver, contacts
-
-    @classmethod
-    def _graph_blockers(cls) -> list[str]:
-        """Reasons the step program cannot be captured (empty when it can)."""
-        reasons = []
-        if not cls._cfg.use_cuda_graph:
-            reasons.append("NewtonCfg.use_cuda_graph is False")
-        if cls._host_callbacks:
-            names = ", ".join(getattr(cb, "__qualname__", repr(cb)) for cb in cls._host_callbacks)
-            reasons.append(f"host (not graph-safe) callbacks are registered: {names}")
-        for solver_cfg in cls._solver_cfgs():
-            if getattr(solver_cfg, "graph_capturable", True) is False:
-                reasons.append(f"{type(solver_cfg).__name__} is not graph-capturable (an unbounded MPM grid)")
-            if getattr(solver_cfg, "use_mujoco_cpu", False):
-                reasons.append(f"{type(solver_cfg).__name__}.use_mujoco_cpu=True runs on the host")
-        return reasons
+        session = cls._active()
+        session.require(session.instance is None, "start_simulation() was already called; use reset()")
+        session.instance = cls._new_model_instance(session)
 
     @classmethod
     def initialize_solver(cls) -> None:
-        """Build the solver and contacts, warm up once, and capture the step program when possible."""
-        cls._require(cls._simulation_started, "start_simulation() must run before initialize_solver()")
-        with cls._transaction():
-            solver = cls._build_solver()
-            pipeline = contacts = None
-            if cls._needs_collision_pipeline():
-                pipeline = cls._cfg.collision_cfg.build(cls._model)
-                contacts = pipeline.contacts()
-            cls._prepare_solver_contacts(solver, contacts)
-            cls._set(_solver=solver, _collision_pipeline=pipeline, _contacts=contacts, _graph=None)
-            cls._setup_observables()
-            cls._warm_up()
-            cls._capture()
-            cls._set(_solver_initialized=True)
-        cls.dispatch_event(PhysicsEvent.PHYSICS_READY, cls)
+        """Build the solver, contacts, sensors and observables, warm up once and capture the step program."""
+        session = cls._active()
+        instance = cls._instance("initialize_solver()")
+        part = instance.build_solver_part()
+        instance.part = part
+        session.binding.commit(session.solver_cfg, part.info)
+        session.settle()
+        cls.dispatch_event(PhysicsEvent.PHYSICS_READY, session.manager_cls)
 
     @classmethod
-    def _warm_up(cls) -> None:
-        """Run the step program once eagerly (compiles kernels, fills lazy buffers), then rewind.
+    def reset(cls, soft: bool = False) -> None:
+        """Reset the simulation.
 
-        States are restored and the solver fully reset, in graph and eager mode alike, so both
-        continue from identical conditions.
+        The first call starts the simulation and initializes the solver (what ``sim.reset()`` does).
+        Later calls put every world back to its initial state; ``soft=False`` also rebuilds the
+        solver, contacts, sensors and graphs on the same model. A failure leaves everything as it was.
         """
-        saved_0 = cls._model.state()
-        saved_0.assign(cls._state_0)
-        cls._run_program()
-        cls._state_0.assign(saved_0)
-        cls._state_1.assign(saved_0)
-        cls._solver.reset(cls._state_0)
-        wp.synchronize_device(cls._device)
-
-    @classmethod
-    def _capture(cls) -> None:
-        blockers = cls._graph_blockers()
-        graph = None
-        if not blockers:
-            try:
-                with wp.ScopedCapture(device=cls._device) as capture:
-                    cls._run_program()
-                graph = capture.graph
-            except Exception as err:
-                blockers = [f"graph capture failed on {cls._device}: {type(err).__name__}: {err}"]
-                graph = None
-        reason = "; ".join(blockers) if blockers else None
-        cls._set(_graph=graph, _graph_enabled=graph is not None, _eager_reason=reason, _eager_reason_logged=False)
-        if reason is not None:
-            logger.info("%s steps eagerly: %s", cls.__name__, reason)
-            cls._set(_eager_reason_logged=True)
-
-    @classmethod
-    def is_graph_captured(cls) -> bool:
-        """Whether ``step()`` replays a captured graph."""
-        return cls._graph is not None
-
-    @classmethod
-    def eager_reason(cls) -> str | None:
-        """Why ``step()`` runs eagerly (``None`` when a graph is captured)."""
-        return cls._eager_reason
-
-    # ------------------------------------------------------------------ the step program
-    @classmethod
-    def _apply_staged_forces(cls, state) -> None:
-        if state.body_f is not None:
-            wp.copy(state.body_f, cls._staged_body_f)
-        if state.particle_f is not None:
-            wp.copy(state.particle_f, cls._staged_particle_f)
-
-    @classmethod
-    def _solver_step(cls, state_in, state_out, dt: float, last: bool) -> None:
-        observables = cls._obs_full if last else cls._obs_per_substep
-        if observables is None:
-            cls._solver.step(state_in, state_out, cls._control, cls._contacts, dt)
-        else:
-            cls._solver.step(state_in, state_out, cls._control, cls._contacts, dt, observables=observables)
-        if cls._step_average is not None:
-            cls._step_average.update(state_in, state_out, dt)
-
-    @classmethod
-    def _update_sensors(cls) -> None:
-        """Update every sensor from the current state and the observables (runs inside the graph)."""
-        for record in (*cls._imu_sensors, *cls._contact_sensors.values(), *cls._frame_transform_sensors):
-            if record.sensor is None:
-                continue
-            args = record.update_args
-            if record.kind == "imu":
-                record.sensor.update(cls._state_0, observables=args["observables"])
-            elif record.kind == "contact":
-                record.sensor.update(args["state"], args["contacts"], observables=args["observables"])
-            else:
-                record.sensor.update(cls._state_0)
-
-    @classmethod
-    def _run_program(cls) -> None:
-        """``decimation`` x (callbacks, forces, collision, substeps), post-step callbacks, sensors.
-
-        The current state always ends in ``_state_0``: with an odd number of solver steps the
-        last output is copied back, so the graph replays from the same buffers every time.
-        """
-        state_in, state_out = cls._state_0, cls._state_1
-        solver_dt = cls._dt / cls._num_substeps
-        for i in range(cls._decimation):
-            for callback in cls._post_actuator_callbacks:
-                callback()
-            if cls._contacts is not None and i % cls._collision_interval == 0:
-                cls._collision_pipeline.collide(state_in, cls._contacts)
-            for k in range(cls._num_substeps):
-                cls._apply_staged_forces(state_in)
-                last = i == cls._decimation - 1 and k == cls._num_substeps - 1
-                cls._solver_step(state_in, state_out, solver_dt, last)
-                state_in, state_out = state_out, state_in
-        if state_in is not cls._state_0:
-            cls._state_0.assign(state_in)
-        for callback in cls._post_step_callbacks:
-            callback()
-        cls._update_sensors()
+        session = cls._active()
+        if session.instance is None:
+            instance = cls._new_model_instance(session)
+            instance.part = instance.build_solver_part()
+            session.instance = instance
+            session.binding.commit(session.solver_cfg, instance.part.info)
+            session.settle()
+            cls.dispatch_event(PhysicsEvent.PHYSICS_READY, session.manager_cls)
+            return
+        instance = session.instance
+        if instance.part is None:
+            cls.initialize_solver()
+            return
+        part = None if soft else instance.build_solver_part()
+        instance.write_initial_state(instance.world_mask_from())
+        if part is not None:
+            instance.part = part
+        instance.apply_pending_resets()
+        instance.sim_time, instance.step_count = 0.0, 0
+        if part is not None:
+            session.binding.commit(session.solver_cfg, part.info)
+            session.settle()
+            cls.dispatch_event(PhysicsEvent.PHYSICS_READY, session.manager_cls)
 
     @classmethod
     def step(cls) -> None:
         """Advance one env step: ``decimation`` physics steps of ``num_substeps`` solver steps each.
 
-        Pending resets and FK (``invalidate_fk``) are applied first, outside the graph. A no-op while paused.
+        Pending resets and FK (``invalidate_fk``) are applied first, outside the graph. Decimation,
+        callback and sensor changes made during the step take effect at its end. A no-op while paused.
         """
-        cls._require(cls._solver_initialized, "initialize_solver() (or sim.reset()) must run before step()")
-        if not cls._is_playing:
+        session = cls._active()
+        instance = cls._running("step()")
+        if not session.playing:
             return
-        cls._apply_pending_resets()
+        instance.apply_pending_resets()
         cls._notify_model_changes()
-        if cls._graph is not None:
-            wp.capture_launch(cls._graph)
-        else:
-            cls._run_program()
-        cls._set(_sim_time=cls._sim_time + cls._decimation * cls._dt, _step_count=cls._step_count + 1)
+        session.settle()
+        instance.run_step()
+
+    @classmethod
+    def is_graph_captured(cls) -> bool:
+        """Whether ``step()`` replays one captured graph for the whole env step."""
+        session = NewtonManager._session
+        instance = session.instance if session else None
+        return bool(instance and instance.part and instance.part.program.is_fully_captured())
+
+    @classmethod
+    def step_mode(cls) -> str:
+        """``"graph"`` (one graph per step), ``"partial"`` (physics replayed from graphs, some stages eager),
+        ``"eager"``, or ``"not started"``."""
+        session = NewtonManager._session
+        instance = session.instance if session else None
+        if not (instance and instance.part):
+            return "not started"
+        return instance.part.program.mode()
+
+    @classmethod
+    def eager_reason(cls) -> str | None:
+        """Why part or all of ``step()`` runs eagerly, naming the stages (``None`` when one graph replays it)."""
+        session = NewtonManager._session
+        instance = session.instance if session else None
+        if not (instance and instance.part):
+            return None
+        return instance.part.program.eager_reason()
+
+    @classmethod
+    def describe_step_program(cls) -> list[str]:
+        """One line per stage of the step program: name, phase, graph-safety, whether it is captured."""
+        return cls._running("describe_step_program()").part.program.describe()
 
     @classmethod
     def handles_decimation(cls) -> bool:
-        """True: ``step()`` runs the whole decimation loop (callbacks are part of the program)."""
+        """True: ``step()`` runs the whole decimation loop (actuators and callbacks are part of the program)."""
         return True
 
     @classmethod
     def set_decimation(cls, decimation: int) -> None:
-        """Set the physics steps per ``step()`` and re-capture the graph if one is in use."""
+        """Set the physics steps per ``step()`` and re-capture; during a step it takes effect when the step ends."""
         if isinstance(decimation, bool) or not isinstance(decimation, (int, np.integer)):
             raise TypeError(
                 f"{cls.__name__}.set_decimation: decimation must be an integer, got {type(decimation).__name__}"
             )
         if decimation < 1:
             raise ValueError(f"{cls.__name__}.set_decimation: decimation must be >= 1, got {decimation}")
-        cls._set(_decimation=int(decimation))
-        if cls._solver_initialized:
-            cls._capture()
+        session = cls._active()
+        session.decimation = int(decimation)
+        session.program_changed()
 
     @classmethod
     def get_decimation(cls) -> int:
-        """Physics steps per ``step()``."""
-        return cls._decimation
+        """Physics steps per ``step()`` (a change made during a step applies from the next one)."""
+        session = NewtonManager._session
+        return session.decimation if session else 1
 
     # ------------------------------------------------------------------ callbacks in the program
     @classmethod
     def register_post_actuator_callback(cls, callback: Callable[[], None], *, graph_safe: bool = True) -> None:
-        """Run *callback* at the start of every physics step of the decimation loop.
+        """Run *callback* in every physics step, after the actuators and before collision and the solver.
 
         Args:
             callback: Launches Warp work on the manager's device (writes to control or state).
             graph_safe: ``False`` for callbacks that do host work (reading ``.numpy()``, Python
-                branching on device data); the manager then steps eagerly and logs why.
+                branching on device data); that stage then runs eagerly between graph replays of the
+                physics, and ``eager_reason()`` names it.
         """
-        cls._add_program_callback("_post_actuator_callbacks", callback, graph_safe)
+        cls._add_program_callback("post_actuator_callbacks", callback, graph_safe)
 
     @classmethod
     def register_post_step_callback(cls, callback: Callable[[], None], *, graph_safe: bool = True) -> None:
         """Run *callback* after the last solver substep of every ``step()``, before sensors."""
-        cls._add_program_callback("_post_step_callbacks", callback, graph_safe)
+        cls._add_program_callback("post_step_callbacks", callback, graph_safe)
 
     @classmethod
     def unregister_post_step_callback(cls, callback: Callable[[], None]) -> None:
         """Remove a post-step callback; removing an unknown one is a no-op."""
-        callbacks = [cb for cb in cls._post_step_callbacks if cb != callback]
-        hosts = [cb for cb in cls._host_callbacks if cb != callback]
-        if len(callbacks) != len(cls._post_step_callbacks):
-            cls._set(_post_step_callbacks=callbacks, _host_callbacks=hosts)
-            cls._recapture_if_ready()
+        session = cls._active()
+        kept = [item for item in session.post_step_callbacks if item[0] != callback]
+        if len(kept) != len(session.post_step_callbacks):
+            session.post_step_callbacks = kept
+            session.program_changed()
 
     @classmethod
     def _add_program_callback(cls, slot: str, callback: Callable[[], None], graph_safe: bool) -> None:
+        session = cls._active()
         if not callable(callback):
             raise TypeError(f"{cls.__name__}: callback must be callable, got {type(callback).__name__}")
-        cls._set(**{slot: [*getattr(cls, slot), callback]})
-        if not graph_safe:
-            cls._set(_host_callbacks=[*cls._host_callbacks, callback])
-        cls._recapture_if_ready()
-
-    @classmethod
-    def _recapture_if_ready(cls) -> None:
-        if cls._solver_initialized:
-            cls._capture()
+        if not isinstance(graph_safe, bool):
+            raise TypeError(f"{cls.__name__}: graph_safe must be a bool, got {type(graph_safe).__name__}")
+        previous = getattr(session, slot)
+        setattr(session, slot, [*previous, (callback, graph_safe)])
+        try:
+            session.program_changed()
+        except BaseException:
+            setattr(session, slot, previous)
+            raise
 
     # ------------------------------------------------------------------ resets and kinematics
-    @classmethod
-    def _world_mask_from(cls, env_mask=None, env_ids=None) -> wp.array:
-        world_count = cls._model.world_count
-        mask = np.zeros(world_count + 1, dtype=bool)
-        if env_mask is not None:
-            host = env_mask.numpy() if isinstance(env_mask, wp.array) else np.asarray(_to_numpy(env_mask))
-            host = host.astype(bool).reshape(-1)
-            if host.shape[0] != world_count:
-                raise ValueError(f"env_mask has {host.shape[0]} entries; the model has {world_count} worlds")
-            mask[:world_count] |= host
-        if env_ids is not None:
-            ids = env_ids.numpy() if isinstance(env_ids, wp.array) else np.asarray(_to_numpy(env_ids))
-            ids = ids.astype(np.int64).reshape(-1)
-            if ids.size and (ids.min() < 0 or ids.max() >= world_count):
-                raise ValueError(f"env_ids must lie in [0, {world_count}), got {ids.tolist()}")
-            mask[ids] = True
-        if env_mask is None and env_ids is None:
-            mask[:] = True
-        return mask
-
     @classmethod
     def invalidate_fk(cls, env_mask=None, env_ids=None, articulation_ids=None) -> None:
         """Mark worlds whose joint coordinates or root poses were written as needing FK and a solver reset.
 
         Args:
             env_mask: Boolean mask over worlds, shape ``(num_envs,)`` (Warp array, torch tensor or numpy).
-            env_ids: World indices (Warp array, torch tensor, numpy or list).
+            env_ids: Integer world indices (Warp array, torch tensor, numpy or list).
             articulation_ids: Accepted for API compatibility; FK runs on whole worlds.
 
         With neither mask nor ids every world is marked. Consumed by the next ``forward()``,
         ``get_state()`` or ``step()``.
         """
         del articulation_ids
-        cls._require(cls._simulation_started, "start_simulation() must run before invalidate_fk()")
-        cls._mark_worlds(cls._world_mask_from(env_mask, env_ids))
-
-    @classmethod
-    def _mark_worlds(cls, mask: np.ndarray) -> None:
-        """OR a ``(world_count + 1,)`` host mask (last entry: global entities) into the pending reset mask."""
-        current = cls._world_reset_mask.numpy() | mask
-        cls._world_reset_mask.assign(current)
-        cls._set(_fk_pending=bool(current.any()))
-
-    @classmethod
-    def _apply_pending_resets(cls) -> None:
-        import newton
-
-        if not cls._fk_pending:
-            return
-        mask = cls._world_reset_mask
-        host = mask.numpy()
-        if cls._model.joint_count:
-            joint_world = cls._row_world["joint"]
-            joint_mask = wp.array(host[joint_world], dtype=wp.bool, device=cls._device)  # world -1 -> last entry
-            newton.eval_fk(cls._model, cls._state_0.joint_q, cls._state_0.joint_qd, cls._state_0, joint_mask=joint_mask)
-        if cls._solver is not None:
-            cls._solver.reset(cls._state_0, world_mask=mask)
-        mask.zero_()
-        cls._set(_fk_pending=False)
+        instance = cls._instance("invalidate_fk()")
+        instance.mark_worlds(instance.world_mask_from(env_mask, env_ids))
 
     @classmethod
     def forward(cls) -> None:
         """Apply pending FK and solver resets of invalidated worlds without stepping."""
-        cls._apply_pending_resets()
+        cls._instance("forward()").apply_pending_resets()
 
     @classmethod
     def write_initial_state(cls, env_mask=None, env_ids=None) -> None:
@@ -625,68 +357,25 @@ class NewtonManager(SensorMethods, UsdMethods):
         back; the worlds are then invalidated so the next step runs FK and a masked solver reset.
         Other worlds are not touched.
         """
-        cls._require(cls._simulation_started, "start_simulation() must run before write_initial_state()")
-        mask = cls._world_mask_from(env_mask, env_ids)
-        world_mask = wp.array(mask, dtype=wp.bool, device=cls._device)
-        pairs = (
-            ("body", ("body_q", "body_qd")),
-            ("particle", ("particle_q", "particle_qd")),
-            ("joint_coord", ("joint_q",)),
-            ("joint_dof", ("joint_qd",)),
-        )
-        for rows, names in pairs:
-            row_world = cls._row_world.get(rows)
-            if row_world is None:
-                continue
-            for name in names:
-                src, dst = getattr(cls._initial_state, name), getattr(cls._state_0, name)
-                if src is None or dst is None or src.shape[0] == 0:
-                    continue
-                wp.launch(
-                    _copy_rows_by_world_kernel,
-                    dim=src.shape[0],
-                    inputs=[src, row_world, world_mask],
-                    outputs=[dst],
-                    device=cls._device,
-                )
-        cls._mark_worlds(mask)
-
-    @classmethod
-    def reset(cls, soft: bool = False) -> None:
-        """Reset the simulation.
-
-        The first call starts the simulation and initializes the solver (what ``sim.reset()``
-        does). Later calls put every world back to its initial state; ``soft=False`` also
-        rebuilds the solver, contacts and graph. Transactional: a failure restores every slot.
-        """
-        with cls._transaction():
-            if not cls._simulation_started:
-                cls.start_simulation()
-                cls.initialize_solver()
-                return
-            if not soft or not cls._solver_initialized:
-                cls.write_initial_state()
-                cls._apply_pending_resets()
-                cls.initialize_solver()
-            else:
-                cls.write_initial_state()
-                cls._apply_pending_resets()
-            cls._set(_sim_time=0.0, _step_count=0)
+        instance = cls._instance("write_initial_state()")
+        instance.write_initial_state(instance.world_mask_from(env_mask, env_ids))
 
     @classmethod
     def add_model_change(cls, change: int) -> None:
-        """Register a ``newton.ModelFlags`` change; the solver is notified before the next step."""
-        cls._set(_model_changes={*cls._model_changes, int(change)})
+        """Register a ``newton.SolverNotifyFlags`` change; the solver is notified before the next step."""
+        cls._active().model_changes.add(int(change))
 
     @classmethod
     def _notify_model_changes(cls) -> None:
-        if not cls._model_changes or cls._solver is None:
+        session = cls._active()
+        instance = session.instance
+        if not session.model_changes or instance is None or instance.part is None:
             return
         flags = 0
-        for change in cls._model_changes:
+        for change in session.model_changes:
             flags |= change
-        cls._solver.notify_model_changed(flags)
-        cls._set(_model_changes=set())
+        instance.part.solver.notify_model_changed(flags)
+        session.model_changes = set()
 
     # ------------------------------------------------------------------ events
     @classmethod
@@ -743,17 +432,15 @@ class NewtonManager(SensorMethods, UsdMethods):
     # ------------------------------------------------------------------ teardown
     @classmethod
     def clear(cls) -> None:
-        """Return every slot to its pristine value (the event callbacks are kept; see :meth:`close`)."""
-        for name, factory in _SLOT_DEFAULTS.items():
-            setattr(NewtonManager, name, factory())
-            if name in cls.__dict__ and cls is not NewtonManager:
-                delattr(cls, name)
+        """Drop the session and its simulation instance (the event callbacks are kept; see :meth:`close`)."""
+        NewtonManager._session = None
 
     @classmethod
     def close(cls) -> None:
-        """Dispatch ``STOP``, then clear the callbacks and every slot."""
-        if cls._simulation_started:
-            cls.dispatch_event(PhysicsEvent.STOP, cls)
+        """Dispatch ``STOP`` (when a simulation started), then clear the callbacks and the session."""
+        session = NewtonManager._session
+        if session is not None and session.instance is not None:
+            cls.dispatch_event(PhysicsEvent.STOP, session.manager_cls)
         cls.clear_callbacks()
         cls.clear()
 
@@ -761,29 +448,30 @@ class NewtonManager(SensorMethods, UsdMethods):
     @classmethod
     def play(cls) -> None:
         """Resume stepping (there is no Kit timeline; this only gates ``step()``)."""
-        cls._set(_is_playing=True)
+        cls._active().playing = True
 
     @classmethod
     def pause(cls) -> None:
         """Pause: ``step()`` becomes a no-op until :meth:`play`."""
-        cls._set(_is_playing=False)
+        cls._active().playing = False
 
     @classmethod
     def stop(cls) -> None:
         """Dispatch ``STOP`` and pause."""
-        cls.dispatch_event(PhysicsEvent.STOP, cls)
+        cls.dispatch_event(PhysicsEvent.STOP, cls._active().manager_cls)
         cls.pause()
 
     @classmethod
     def wait_for_playing(cls) -> None:
         """Return when playing. Kitless there is nothing to wait for: raises if paused instead of blocking forever."""
-        if not cls._is_playing:
+        if not cls.is_playing():
             raise RuntimeError(f"{cls.__name__} is paused and no timeline can resume it; call play()")
 
     @classmethod
     def is_playing(cls) -> bool:
         """Whether ``step()`` advances the simulation."""
-        return cls._is_playing
+        session = NewtonManager._session
+        return session.playing if session else True
 
     @classmethod
     def is_fabric_enabled(cls) -> bool:
@@ -803,60 +491,96 @@ class NewtonManager(SensorMethods, UsdMethods):
     @classmethod
     def get_physics_sim_view(cls) -> list:
         """List of registered views; assets and sensors may append to it."""
-        return cls._views
+        return cls._active().views
 
     # ------------------------------------------------------------------ accessors
     @classmethod
-    def get_model(cls) -> newton.Model:
-        """The finalized Newton model."""
-        return cls._model
+    def _maybe_instance(cls) -> SimulationInstance | None:
+        session = NewtonManager._session
+        return session.instance if session else None
 
     @classmethod
-    def get_state_0(cls) -> newton.State:
+    def _maybe_part(cls):
+        instance = cls._maybe_instance()
+        return instance.part if instance else None
+
+    @classmethod
+    def get_model(cls) -> newton.Model | None:
+        """The finalized Newton model (``None`` before the simulation starts)."""
+        instance = cls._maybe_instance()
+        return instance.model if instance else None
+
+    @classmethod
+    def get_state_0(cls) -> newton.State | None:
         """The current state (always holds the latest step's result)."""
-        return cls._state_0
+        instance = cls._maybe_instance()
+        return instance.state_0 if instance else None
 
     @classmethod
-    def get_state_1(cls) -> newton.State:
+    def get_state_1(cls) -> newton.State | None:
         """The scratch state the solver writes into."""
-        return cls._state_1
+        instance = cls._maybe_instance()
+        return instance.state_1 if instance else None
 
     @classmethod
     def get_state(cls, scene_data_provider: Any = None) -> newton.State:
         """The current state with pending FK applied (for visualization and raw-state reads)."""
         del scene_data_provider
-        cls._apply_pending_resets()
-        return cls._state_0
+        instance = cls._instance("get_state()")
+        instance.apply_pending_resets()
+        return instance.state_0
 
     @classmethod
-    def get_control(cls) -> newton.Control:
+    def get_control(cls) -> newton.Control | None:
         """The control the solver reads."""
-        return cls._control
+        instance = cls._maybe_instance()
+        return instance.control if instance else None
 
     @classmethod
     def get_contacts(cls) -> newton.Contacts | None:
         """The collision pipeline's contact buffer, or ``None`` when the solver takes no pipeline contacts."""
-        return cls._contacts
+        part = cls._maybe_part()
+        return part.contacts if part else None
 
     @classmethod
     def get_solver(cls) -> newton.solvers.SolverBase | None:
         """The Newton solver."""
-        return cls._solver
+        part = cls._maybe_part()
+        return part.solver if part else None
+
+    @classmethod
+    def get_observables(cls) -> Any:
+        """The one solver-observables container allocated for every sensor (``None`` when no sensor needs one).
+
+        The solver fills it on the last substep of each ``step()``; see :meth:`get_substep_observables`.
+        """
+        part = cls._maybe_part()
+        return part.obs_full if part else None
+
+    @classmethod
+    def get_substep_observables(cls) -> Any:
+        """The ``select()`` subset of :meth:`get_observables` passed on every other substep (per-substep kinds
+        such as ``body_qdd``), sharing its arrays; ``None`` when no kind is sampled per substep."""
+        part = cls._maybe_part()
+        return part.obs_per_substep if part else None
 
     @classmethod
     def get_collision_pipeline(cls) -> newton.CollisionPipeline | None:
         """The collision pipeline, if any."""
-        return cls._collision_pipeline
+        part = cls._maybe_part()
+        return part.pipeline if part else None
 
     @classmethod
     def get_device(cls) -> str:
-        """The Warp device."""
-        return cls._device
+        """The Warp device (``"cpu"`` before a simulation is initialized)."""
+        session = NewtonManager._session
+        return session.device if session else "cpu"
 
     @classmethod
     def get_physics_dt(cls) -> float:
         """Physics step [s]."""
-        return cls._dt
+        session = NewtonManager._session
+        return session.dt if session else 0.0
 
     @classmethod
     def get_dt(cls) -> float:
@@ -866,27 +590,31 @@ class NewtonManager(SensorMethods, UsdMethods):
     @classmethod
     def get_num_substeps(cls) -> int:
         """Solver substeps per physics step."""
-        return cls._num_substeps
+        session = NewtonManager._session
+        return session.num_substeps if session else 1
 
     @classmethod
     def get_solver_dt(cls) -> float:
         """Solver substep [s]."""
-        return cls._dt / cls._num_substeps
+        return cls.get_physics_dt() / cls.get_num_substeps()
 
     @classmethod
     def get_simulation_time(cls) -> float:
-        """Simulated time since the start or the last full reset [s]."""
-        return cls._sim_time
+        """Simulated time since the start or the last full reset [s] (the physics steps actually run)."""
+        instance = cls._maybe_instance()
+        return instance.sim_time if instance else 0.0
 
     @classmethod
     def get_staged_body_f(cls) -> wp.array | None:
         """External body wrenches applied on every solver substep (write into it; it persists)."""
-        return cls._staged_body_f
+        instance = cls._maybe_instance()
+        return instance.staged_body_f if instance else None
 
     @classmethod
     def get_staged_particle_f(cls) -> wp.array | None:
         """External particle forces applied on every solver substep [N]."""
-        return cls._staged_particle_f
+        instance = cls._maybe_instance()
+        return instance.staged_particle_f if instance else None
 
     @classmethod
     def get_scene_data_provider(cls) -> None:
@@ -899,24 +627,24 @@ class NewtonManager(SensorMethods, UsdMethods):
         return None
 
     @classmethod
+    def get_simulation_context(cls) -> SimulationContext | None:
+        """The simulation context the manager is bound to, if any."""
+        session = NewtonManager._session
+        return session.sim_context if session else None
+
+    @classmethod
     def torch_view(cls, name: str, state: str = "state_0"):
-        """Zero-copy torch tensor of a state array (e.g. ``"body_q"``), shaped by the Warp array."""
-        import torch  # noqa: F401
+        """Zero-copy torch tensor of a state or control array (e.g. ``"body_q"``), shaped by the Warp array.
 
-        source = {"state_0": cls._state_0, "state_1": cls._state_1, "control": cls._control}[state]
-        array = getattr(source, name)
+        Args:
+            name: Attribute of the state or control.
+            state: ``"state_0"`` (current), ``"state_1"`` (scratch) or ``"control"``.
+        """
+        instance = cls._instance("torch_view()")
+        sources = {"state_0": instance.state_0, "state_1": instance.state_1, "control": instance.control}
+        if state not in sources:
+            raise ValueError(f"{cls.__name__}.torch_view: state must be one of {sorted(sources)}, got {state!r}")
+        array = getattr(sources[state], name, None)
         if array is None:
-            raise ValueError(f"{state}.{name} is not allocated")
+            raise ValueError(f"{cls.__name__}.torch_view: {state}.{name} is not allocated")
         return wp.to_torch(array)
-
-
-def _to_numpy(value: Any) -> Any:
-    """Host numpy copy of a torch tensor, list or array."""
-    if hasattr(value, "detach") and hasattr(value, "cpu"):
-        return value.detach().cpu().numpy()
-    return value
-
-
-for _name, _factory in _SLOT_DEFAULTS.items():
-    setattr(NewtonManager, _name, _factory())
-del _name, _factory

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,8 @@ __all__ = [
     "combine_patterns",
     "legacy_contact_kind",
     "legacy_state_kind",
+    "new_contact_sensor",
+    "unsupported_observable",
 ]
 
 BODY_QDD = "body_qdd"
@@ -90,9 +92,12 @@ def combine_patterns(expr: str | list[str] | None) -> re.Pattern | None:
     return re.compile("|".join(f"(?:{p})" for p in patterns))
 
 
-@dataclass
+@dataclass(eq=False)
 class SensorRecord:
-    """One registered sensor: its request, the Newton sensor once created, and its observable kinds."""
+    """One sensor request registered on the manager: what to create once the model exists, and its kinds.
+
+    The Newton sensor itself belongs to the simulation instance (created at ``sim.reset()``).
+    """
 
     kind: str
     """``"imu"``, ``"contact"`` or ``"frame_transform"``."""
@@ -100,14 +105,39 @@ class SensorRecord:
     """Readable name used in messages (the key the user passed)."""
     request: dict[str, Any]
     """Arguments kept until the sensor can be created on the finalized model."""
-    sensor: Any = None
-    """The Newton sensor (``newton.sensors.Sensor*``)."""
     observable_kinds: frozenset[str] = frozenset()
     """Solver observable kinds the sensor consumes."""
-    entry: str | None = None
-    """For contact sensors on coupled scenes: the entry whose solver produces its forces."""
-    update_args: dict[str, Any] = field(default_factory=dict)
-    """Fixed arguments of ``sensor.update`` (state, contacts, observables), set before capture."""
+
+
+def unsupported_observable(manager: str, kind: str, sensors: list[str], detail: str) -> ObservablesUnsupportedError:
+    """The error for sensors that need an observable *kind* the solver(s) cannot produce, with a hint."""
+    hint = (
+        "BODY_QDD needs MuJoCo-Warp (MJWarpSolverCfg) or Kamino entries, or NewtonCfg.body_qdd_source="
+        "'step_average' (accelerations measured from the step's velocities)"
+        if kind == BODY_QDD
+        else "CONTACT_F needs MuJoCo, XPBD, VBD, Kamino or Steel"
+        if kind == CONTACT_F
+        else "choose solvers that list it in supported_observables"
+    )
+    return ObservablesUnsupportedError(
+        f"{manager}: sensor(s) {sensors} need the solver observable {kind!r}, but {detail}. {hint}."
+    )
+
+
+def new_contact_sensor(model: Any, record: SensorRecord) -> Any:
+    """A ``newton.sensors.SensorContact`` on *model* (a ``Model`` or an entry ``ModelView``) for a contact record."""
+    import newton
+
+    bodies, shapes, partner_bodies, partner_shapes = record.request["key"]
+    return newton.sensors.SensorContact(
+        model,
+        sensing_bodies=bodies,
+        sensing_shapes=shapes,
+        counterpart_bodies=partner_bodies,
+        counterpart_shapes=partner_shapes,
+        verbose=record.request["verbose"],
+        request_contact_attributes=False,
+    )
 
 
 @wp.kernel

@@ -3,8 +3,8 @@
 A solver config is pure data. It knows which Newton solver class it describes, turns its
 fields into that solver's constructor arguments (checking every field against the installed
 constructor, so an option Newton renamed or removed is an error and never silently dropped),
-builds the solver from a :class:`~newton.solvers.experimental.coupled.ModelView` or model,
-and states what the model builder needs before finalization.
+and leaves building the solver, builder preparation and capture rules to the family's
+solver binding (:mod:`isaaclab_contrib.physics.bindings`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from isaaclab_contrib.utils.configclass import MISSING, configclass
 
 if TYPE_CHECKING:
-    import newton
+    pass
 
 __all__ = ["NewtonModelSolverCfg", "NewtonSolverCfg", "SolverConfigError", "resolve_class"]
 
@@ -126,29 +126,6 @@ class NewtonSolverCfg:
                 f"{cls_name} (accepted: {sorted(accepted)}). The Newton API changed; update the config."
             )
         return values
-
-    def build_solver(self, model: newton.Model | Any) -> newton.solvers.SolverBase:
-        """Construct the Newton solver on *model* (a ``Model`` or an entry ``ModelView``)."""
-        return self.solver_class()(model, **self.solver_kwargs())
-
-    # ----------------------------------------------------------------- builder preparation
-    def register_builder_attributes(self, builder: newton.ModelBuilder) -> None:
-        """Register the solver's custom model attributes on *builder*.
-
-        Call before assets are added so importers can fill them. Idempotent.
-        """
-        register = getattr(self.solver_class(), "register_custom_attributes", None)
-        if register is not None:
-            register(builder)
-
-    def prepare_builder_for_finalize(self, builder: newton.ModelBuilder) -> None:
-        """Last preparation before ``builder.finalize()`` (e.g. VBD graph colouring). Default: none."""
-        del builder
-
-    @property
-    def uses_collision_pipeline(self) -> bool:
-        """Whether the solver consumes contacts from Newton's ``CollisionPipeline``."""
-        return True
 
 
 @configclass

@@ -16,7 +16,7 @@ class VBDSolverCfg(NewtonSolverCfg):
     """Newton's vertex block descent solver (cloth, soft bodies, cables, AVBD rigid bodies).
 
     VBD sweeps particles by graph colour, so the builder is coloured right before
-    finalization (:meth:`prepare_builder_for_finalize`) unless it already is.
+    finalization (by its solver binding) unless it already is.
     Consumes pipeline contacts.
     """
 
@@ -45,8 +45,3 @@ class VBDSolverCfg(NewtonSolverCfg):
     """Body-particle contacts stored per body [count]."""
     color_include_bending: bool = False
     """Colour the particle graph including bending (edge-opposite) neighbours."""
-
-    def prepare_builder_for_finalize(self, builder) -> None:
-        """Colour the particle graph when the builder has particles and no colouring yet."""
-        if builder.particle_count > 0 and not builder.particle_color_groups:
-            builder.color(include_bending=self.color_include_bending)

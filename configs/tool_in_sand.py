@@ -4,6 +4,8 @@ Labels: ``/World/envs/env_{i}/Tool/body`` (a box, Steel entry) and a particle be
 implicit-MPM entry stepping in place. The tool is mirrored into the MPM solver as a virtual
 proxy (``CouplerProxyCfg``); the sand pushes back through the lagged proxy feedback. The ground
 plane (``/World/ground``) belongs to the tool's entry; MPM collides with it on its own.
+
+Registers the scene ``tool_in_sand``.
 """
 
 from __future__ import annotations
@@ -16,21 +18,18 @@ import warp as wp
 
 from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
 from isaaclab_contrib.physics import MPMSolverCfg, NewtonModelCfg, SteelSolverCfg
+from isaaclab_contrib.scenes import SceneBaseCfg, SceneSpec, register_scene, replicate_envs
 from isaaclab_contrib.utils.configclass import configclass
-
-from .common import replicate_envs
 
 __all__ = ["ToolInSandSceneCfg", "build_tool_in_sand", "proxy_coupler_cfg"]
 
 
 @configclass
-class ToolInSandSceneCfg:
+class ToolInSandSceneCfg(SceneBaseCfg):
     """Geometry and materials of the tool-in-sand scene."""
 
-    num_envs: int = 1
-    """Number of envs (Newton worlds) [count]."""
     env_spacing: float = 2.0
-    """Distance between env origins along x [m]."""
+    """Distance between neighbouring env origins along x [m]."""
     bed_half_extent: float = 0.15
     """Half width of the square sand bed [m]."""
     bed_height: float = 0.12
@@ -117,3 +116,14 @@ def proxy_coupler_cfg(cfg: ToolInSandSceneCfg | None = None) -> CouplerProxyCfg:
         proxies=[CouplerProxyMappingCfg(source="tool", destination="sand", bodies=["/World/envs/env_.*/Tool"])],
         model_cfg=NewtonModelCfg(particle_max_velocity=10.0),
     )
+
+
+register_scene(
+    "tool_in_sand",
+    SceneSpec(
+        "rigid tool (Steel) dropped into granular material (implicit MPM, in place), virtual-proxy coupling",
+        ToolInSandSceneCfg,
+        build_tool_in_sand,
+        proxy_coupler_cfg,
+    ),
+)

@@ -3,6 +3,8 @@
 Labels: ``/World/envs/env_{i}/Robot/...`` (the ant's bodies, joints and capsule shapes, imported
 from ``nv_ant.xml`` shipped with Newton) and ``/World/envs/env_{i}/Hammock`` (the cloth). The ant
 is an articulated Steel entry, the hammock a VBD entry; ADMM contacts couple them.
+
+Registers the scene ``ant_on_hammock``.
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ import warp as wp
 
 from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg
 from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
+from isaaclab_contrib.scenes import SceneBaseCfg, SceneSpec, add_pinned_cloth, register_scene, replicate_envs
 from isaaclab_contrib.utils.configclass import configclass
-
-from .common import add_pinned_cloth, replicate_envs
 
 __all__ = ["AntOnHammockSceneCfg", "admm_coupler_cfg", "build_ant_on_hammock"]
 
@@ -26,13 +27,11 @@ _ANT_TORSO_Z = 0.75  # torso height in nv_ant.xml [m]
 
 
 @configclass
-class AntOnHammockSceneCfg:
+class AntOnHammockSceneCfg(SceneBaseCfg):
     """Geometry and materials of the ant-on-hammock scene."""
 
-    num_envs: int = 1
-    """Number of envs (Newton worlds) [count]."""
     env_spacing: float = 3.0
-    """Distance between env origins along x [m]."""
+    """Distance between neighbouring env origins along x [m]."""
     drop_height: float = 0.25
     """Height of the ant's torso center above the hammock at the start [m]."""
     hammock_height: float = 0.5
@@ -93,3 +92,14 @@ def admm_coupler_cfg() -> CouplerAdmmCfg:
         gamma=1.0e-3,
         baumgarte=0.1,
     )
+
+
+register_scene(
+    "ant_on_hammock",
+    SceneSpec(
+        "legged robot (ant, Steel) falling onto a pinned cloth hammock (VBD), ADMM contacts",
+        AntOnHammockSceneCfg,
+        build_ant_on_hammock,
+        lambda cfg: admm_coupler_cfg(),
+    ),
+)

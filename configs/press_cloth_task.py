@@ -19,9 +19,8 @@ import warp as wp
 from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
 from isaaclab_contrib.envs import CoupledDirectEnv, CoupledDirectEnvCfg
 from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
+from isaaclab_contrib.scenes import add_pinned_cloth, replicate_envs
 from isaaclab_contrib.utils.configclass import configclass
-
-from .common import add_pinned_cloth, replicate_envs
 
 __all__ = ["PressClothEnv", "PressClothEnvCfg"]
 

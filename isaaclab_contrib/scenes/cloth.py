@@ -1,14 +1,11 @@
-"""Building blocks shared by the ready scenes."""
+"""Cloth building block shared by scenes: a square cloth grid pinned along two edges."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
-from typing import Any
 
 import newton
 import warp as wp
 
-__all__ = ["add_pinned_cloth", "replicate_envs"]
+__all__ = ["add_pinned_cloth"]
 
 
 def add_pinned_cloth(
@@ -27,7 +24,7 @@ def add_pinned_cloth(
     """Add a square cloth centered on the z axis at *height* [m], pinned along its left and right edges.
 
     Args:
-        cells: Cells per side; the cloth has ``(cells + 1) ** 2`` particles.
+        cells: Cells per side; the cloth has ``(cells + 1) ** 2`` particles [count].
         cell_size: Cell edge length [m].
         height: Height of the cloth plane [m].
         particle_mass: Mass of one particle [kg].
@@ -57,23 +54,3 @@ def add_pinned_cloth(
         edge_kd=1.0e-2 * bend_stiffness,
         label=label,
     )
-
-
-def replicate_envs(
-    builder: Any,
-    prototype: newton.ModelBuilder,
-    num_envs: int,
-    *,
-    spacing: float = 2.0,
-    origins: Sequence[tuple[float, float, float]] | None = None,
-) -> None:
-    """Replicate *prototype* into *num_envs* worlds labelled ``/World/envs/env_{i}``.
-
-    Env origins are *origins* when given, else ``spacing`` [m] apart along x.
-    """
-    prefixes = [f"/World/envs/env_{i}" for i in range(num_envs)]
-    if origins is not None:
-        xforms = [wp.transform(origin, wp.quat_identity()) for origin in origins]
-        builder.replicate(prototype, num_envs, xforms=xforms, label_prefixes=prefixes)
-    else:
-        builder.replicate(prototype, num_envs, spacing=(spacing, 0.0, 0.0), label_prefixes=prefixes)

@@ -4,6 +4,8 @@ Labels follow Isaac Lab: ``/World/envs/env_{i}/Box/body`` (one collision box) an
 ``/World/envs/env_{i}/Cloth`` (a particle grid). The box belongs to a rigid entry (Steel), the
 cloth to a VBD entry; :func:`admm_coupler_cfg` couples them through ADMM contacts and
 :func:`proxy_coupler_cfg` mirrors the box into the cloth solver as a virtual proxy.
+
+Registers the scenes ``box_on_cloth`` (proxy) and ``box_on_cloth_admm``.
 """
 
 from __future__ import annotations
@@ -15,21 +17,18 @@ import warp as wp
 
 from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
 from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
+from isaaclab_contrib.scenes import SceneBaseCfg, SceneSpec, add_pinned_cloth, register_scene, replicate_envs
 from isaaclab_contrib.utils.configclass import configclass
-
-from .common import add_pinned_cloth, replicate_envs
 
 __all__ = ["BoxOnClothSceneCfg", "admm_coupler_cfg", "build_box_on_cloth", "env_origins", "proxy_coupler_cfg"]
 
 
 @configclass
-class BoxOnClothSceneCfg:
+class BoxOnClothSceneCfg(SceneBaseCfg):
     """Geometry and materials of the box-on-cloth scene."""
 
-    num_envs: int = 1
-    """Number of envs (Newton worlds) [count]."""
     env_spacing: float = 2.0
-    """Distance between env origins along x [m]."""
+    """Distance between neighbouring env origins along x [m]."""
     env_origin_offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
     """Origin of env 0 [m]."""
     box_half_extent: float = 0.05
@@ -123,3 +122,23 @@ def proxy_coupler_cfg() -> CouplerProxyCfg:
             )
         ],
     )
+
+
+register_scene(
+    "box_on_cloth",
+    SceneSpec(
+        "rigid box (Steel) pressing into a pinned cloth (VBD), virtual-proxy coupling",
+        BoxOnClothSceneCfg,
+        build_box_on_cloth,
+        lambda cfg: proxy_coupler_cfg(),
+    ),
+)
+register_scene(
+    "box_on_cloth_admm",
+    SceneSpec(
+        "rigid box (Steel) on a pinned cloth (VBD), ADMM contacts",
+        BoxOnClothSceneCfg,
+        build_box_on_cloth,
+        lambda cfg: admm_coupler_cfg(),
+    ),
+)

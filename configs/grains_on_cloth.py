@@ -4,6 +4,8 @@ Per env the particles are laid out grains first, then the cloth (``/World/envs/e
 so the index lists of the coupler config follow from :class:`GrainsOnClothSceneCfg`. The cloth
 (VBD) is mirrored into the XPBD grain solver as proxy particles: XPBD resolves grain-cloth
 contacts against the proxies and the lagged proxy impulses act back on the cloth.
+
+Registers the scene ``grains_on_cloth``.
 """
 
 from __future__ import annotations
@@ -15,21 +17,18 @@ import warp as wp
 
 from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
 from isaaclab_contrib.physics import NewtonModelCfg, VBDSolverCfg, XPBDSolverCfg
+from isaaclab_contrib.scenes import SceneBaseCfg, SceneSpec, add_pinned_cloth, register_scene, replicate_envs
 from isaaclab_contrib.utils.configclass import configclass
-
-from .common import add_pinned_cloth, replicate_envs
 
 __all__ = ["GrainsOnClothSceneCfg", "build_grains_on_cloth", "particle_ranges", "proxy_coupler_cfg"]
 
 
 @configclass
-class GrainsOnClothSceneCfg:
+class GrainsOnClothSceneCfg(SceneBaseCfg):
     """Geometry and materials of the grains-on-cloth scene."""
 
-    num_envs: int = 1
-    """Number of envs (Newton worlds) [count]."""
     env_spacing: float = 2.0
-    """Distance between env origins along x [m]."""
+    """Distance between neighbouring env origins along x [m]."""
     grains: tuple[int, int, int] = (4, 4, 2)
     """Grain grid size along x, y, z [count]."""
     grain_radius: float = 0.025
@@ -122,3 +121,15 @@ def proxy_coupler_cfg(cfg: GrainsOnClothSceneCfg | None = None) -> CouplerProxyC
         proxies=[CouplerProxyMappingCfg(source="cloth", destination="grains", particles=cloth)],
         model_cfg=NewtonModelCfg(particle_mu=0.6, soft_contact_ke=5.0e4, soft_contact_kd=500.0, soft_contact_mu=0.6),
     )
+
+
+register_scene(
+    "grains_on_cloth",
+    SceneSpec(
+        "particle bed (XPBD) on a pinned cloth (VBD), proxy-particle coupling",
+        GrainsOnClothSceneCfg,
+        build_grains_on_cloth,
+        proxy_coupler_cfg,
+        num_substeps=2,
+    ),
+)

@@ -1,0 +1,424 @@
+"""One simulation instance: everything that lives between ``sim.reset()`` and ``close()``.
+
+A :class:`SimulationInstance` is built completely from a :class:`~.session.ManagerSession` (the
+configs, the builder and what was registered on the manager) and only then handed to the session
+("build new, swap"): a failure while building leaves the previous instance, and everything the
+user passed in, as it was. The user's builder is copied before sites are injected and solvers
+prepare it, so nothing is written into it.
+
+The instance holds the model, the states and control, the solver and its collision pipeline and
+contacts, the sensors and the observables container, the compiled :class:`~.step_program.StepProgram`
+and the pending world resets. Its *solver part* (solver, contacts, sensors, observables, program)
+can be rebuilt on the same model by a full ``reset()``, again transactionally.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import warp as wp
+
+from .sensors import BODY_QDD, PER_SUBSTEP_KINDS, SensorRecord, StepAverageObservables, combine_patterns
+from .step_program import Stage, StepProgram
+
+if TYPE_CHECKING:
+    import newton
+
+    from .session import ManagerSession
+
+__all__ = ["SensorRuntime", "SimulationInstance", "SolverPart"]
+
+logger = logging.getLogger(__name__)
+
+
+@wp.kernel
+def _copy_rows_by_world_kernel(
+    src: wp.array(dtype=Any),
+    row_world: wp.array(dtype=wp.int32),
+    world_mask: wp.array(dtype=wp.bool),
+    dst: wp.array(dtype=Any),
+):
+    i = wp.tid()
+    w = row_world[i]
+    if w < 0:
+        w = world_mask.shape[0] - 1
+    if world_mask[w]:
+        dst[i] = src[i]
+
+
+@dataclass
+class SensorRuntime:
+    """The Newton sensor created for one :class:`SensorRecord` and the fixed arguments of its update."""
+
+    sensor: Any
+    entry: str | None = None
+    """For contact sensors on coupled scenes: the entry whose solver produces the forces."""
+    update_args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SolverPart:
+    """What a full ``reset()`` rebuilds on the same model."""
+
+    solver: Any
+    info: dict[str, Any]
+    """Binding-specific construction results (the coupling plan of a coupled solver, entry contacts...)."""
+    pipeline: Any
+    contacts: Any
+    sensors: dict[int, SensorRuntime]
+    """``id(record)`` -> runtime, for every sensor record of the session."""
+    obs_full: Any = None
+    obs_per_substep: Any = None
+    step_average: StepAverageObservables | None = None
+    program: StepProgram | None = None
+
+
+def _build_row_world(model: newton.Model) -> dict[str, Any]:
+    """World id of every row of the resettable state arrays (-1: global); ``"joint"`` is a host array."""
+    rows: dict[str, Any] = {}
+    if model.joint_count:
+        rows["joint"] = model.joint_world.numpy().astype(np.int64)
+    if model.body_count:
+        rows["body"] = model.body_world
+    if model.particle_count:
+        rows["particle"] = model.particle_world
+    for name, count, starts in (
+        ("joint_coord", model.joint_coord_count, model.joint_coord_world_start),
+        ("joint_dof", model.joint_dof_count, model.joint_dof_world_start),
+    ):
+        if count:
+            host = np.full(int(count), -1, dtype=np.int32)
+            s = starts.numpy()
+            for world in range(model.world_count):
+                host[int(s[world]) : int(s[world + 1])] = world
+            rows[name] = wp.array(host, dtype=wp.int32, device=model.device)
+    return rows
+
+
+def _inject_sites(builder: newton.ModelBuilder, site_requests: dict) -> None:
+    import re
+
+    for (pattern, xform), suffix in site_requests.items():
+        transform = wp.transform(xform[:3], xform[3:])
+        if pattern is None:
+            builder.add_site(-1, xform=transform, label=suffix)
+            continue
+        regex = re.compile(pattern)
+        tail = re.compile(f".*/(?:{pattern})")
+        bodies = [i for i, label in enumerate(builder.body_label) if regex.fullmatch(label) or tail.fullmatch(label)]
+        if not bodies:
+            raise ValueError(f"cl_register_site: body_pattern {pattern!r} matches no body label")
+        for body in bodies:
+            builder.add_site(body, xform=transform, label=f"{builder.body_label[body]}/{suffix}")
+
+
+class SimulationInstance:
+    """The running simulation built from a session; see the module documentation."""
+
+    def __init__(self, session: ManagerSession, builder: newton.ModelBuilder):
+        """Finalize a copy of *builder* and allocate states and control (no solver yet; see :meth:`build`)."""
+        import newton
+
+        self.session = session
+        self.device = session.device
+        work = copy.deepcopy(builder)  # sites and solver preparation never touch the user's builder
+        _inject_sites(work, session.site_requests)
+        binding, cfg = session.binding, session.solver_cfg
+        binding.prepare_builder(cfg, work)
+        model = work.finalize(device=self.device)
+        model_cfg = session.model_cfg()
+        if model_cfg is not None:
+            model_cfg.apply(model)
+        self.model = model
+        self.state_0, self.state_1 = model.state(), model.state()
+        newton.eval_fk(model, model.joint_q, model.joint_qd, self.state_0)
+        self.state_1.assign(self.state_0)
+        self.initial_state = model.state()
+        self.initial_state.assign(self.state_0)
+        self.control = model.control()
+        self.staged_body_f = wp.zeros_like(self.state_0.body_f) if self.state_0.body_f is not None else None
+        self.staged_particle_f = wp.zeros_like(self.state_0.particle_f) if self.state_0.particle_f is not None else None
+        self.world_reset_mask = wp.zeros(model.world_count + 1, dtype=wp.bool, device=model.device)
+        self.fk_pending = False
+        self.row_world = _build_row_world(model)
+        self.sim_time = 0.0
+        self.step_count = 0
+        self.part: SolverPart | None = None
+        self.usd_body_paths: list[str | None] | None = None
+        self.render_frame = 0
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def build(cls, session: ManagerSession, builder: newton.ModelBuilder) -> SimulationInstance:
+        """Build a complete instance: model, states, solver part, warm-up and capture."""
+        instance = cls(session, builder)
+        instance.part = instance.build_solver_part()
+        return instance
+
+    def build_solver_part(self) -> SolverPart:
+        """Build solver, collision pipeline, contacts, sensors, observables and the captured program.
+
+        Nothing of ``self`` is changed: the caller swaps the result in. The current states are left
+        bitwise as they were (the warm-up runs on them and restores them).
+        """
+        session = self.session
+        binding, cfg = session.binding, session.solver_cfg
+        solver, info = binding.construct(cfg, self.model)
+        pipeline = contacts = None
+        if binding.needs_collision_pipeline(cfg):
+            pipeline = session.cfg.collision_cfg.build(self.model)
+            contacts = pipeline.contacts()
+        binding.prepare_contacts(solver, contacts)
+        part = SolverPart(solver=solver, info=info, pipeline=pipeline, contacts=contacts, sensors={})
+        self._setup_observables(part)
+        part.program = self._compile(part, session.decimation)
+        busy, session.busy = session.busy, True
+        try:
+            self._warm_up(part)
+            part.program.capture()
+        finally:
+            session.busy = busy
+        return part
+
+    # ------------------------------------------------------------------ sensors and observables
+    def _create_sensor(self, part: SolverPart, record: SensorRecord) -> SensorRuntime:
+        import newton
+
+        if record.kind == "imu":
+            sites = record.request["sites"]
+            sites = combine_patterns(sites) if isinstance(sites, str) else list(sites)
+            return SensorRuntime(newton.sensors.SensorIMU(self.model, sites=sites, request_state_attributes=False))
+        if record.kind == "frame_transform":
+            return SensorRuntime(
+                newton.sensors.SensorFrameTransform(
+                    self.model, shapes=record.request["shapes"], reference_sites=record.request["reference_sites"]
+                )
+            )
+        sensor, entry = self.session.binding.create_contact_sensor(self, part, record)
+        return SensorRuntime(sensor, entry)
+
+    def _setup_observables(self, part: SolverPart) -> None:
+        """Create every sensor, allocate the union of observables once and fix every sensor's update arguments."""
+        session = self.session
+        for record in session.sensor_records():
+            try:
+                part.sensors[id(record)] = self._create_sensor(part, record)
+            except Exception as err:
+                raise type(err)(f"{session.manager_name}: creating {record.name} failed: {err}") from err
+        by_sensor = session.sensor_kinds()
+        union = frozenset().union(*by_sensor.values()) if by_sensor else frozenset()
+        step_average = (
+            StepAverageObservables(self.model)
+            if BODY_QDD in union and session.cfg.body_qdd_source == "step_average"
+            else None
+        )
+        solver_kinds = union - ({BODY_QDD} if step_average is not None else set())
+        full = session.binding.allocate_observables(self, part, solver_kinds, by_sensor) if solver_kinds else None
+        per_substep = full.select(solver_kinds & PER_SUBSTEP_KINDS) if full is not None else None
+        if per_substep is not None and not per_substep.kinds:
+            per_substep = None
+        part.obs_full, part.obs_per_substep, part.step_average = full, per_substep, step_average
+        imu_source = step_average if step_average is not None else full
+        for record in session.sensor_records():
+            runtime = part.sensors[id(record)]
+            if record.kind == "imu":
+                runtime.update_args = {"observables": imu_source}
+            elif record.kind == "contact":
+                runtime.update_args = session.binding.contact_update_args(self, part, runtime, full)
+        session.observables_allocations += 1 if (full is not None or step_average is not None) else 0
+
+    # ------------------------------------------------------------------ the step program
+    def _compile(self, part: SolverPart, decimation: int) -> StepProgram:
+        session = self.session
+        stages: list[Stage] = []
+        for stage in session.actuator_stages(self):
+            stages.append(stage)
+        for callback, graph_safe in session.post_actuator_callbacks:
+            stages.append(_callback_stage("post_actuator", callback, graph_safe, "physics_step"))
+        if part.contacts is not None:
+            interval = session.collision_interval
+            stages.append(
+                Stage(
+                    "collide",
+                    "physics_step",
+                    lambda i, p=part: p.pipeline.collide(self.state_0, p.contacts),
+                    when=lambda i: i % interval == 0,
+                )
+            )
+        solver_blockers = session.binding.graph_blockers(session.solver_cfg, self.device)
+        last_step = decimation - 1
+        stages.append(
+            Stage(
+                "substeps",
+                "physics_step",
+                lambda i, p=part: self._substeps(p, last=i == last_step),
+                graph_safe=not solver_blockers,
+                reason="; ".join(solver_blockers) or None,
+            )
+        )
+        for callback, graph_safe in session.post_step_callbacks:
+            stages.append(_callback_stage("post_step", callback, graph_safe, "env_step"))
+        if part.sensors:
+            stages.append(Stage("sensors", "env_step", lambda i, p=part: self._update_sensors(p)))
+        blocker = None if session.cfg.use_cuda_graph else "NewtonCfg.use_cuda_graph is False"
+        return StepProgram(stages, decimation, self.device, capture=blocker is None, capture_blocker=blocker)
+
+    def _substeps(self, part: SolverPart, *, last: bool) -> None:
+        """``num_substeps`` solver steps with the staged forces; the result always ends in ``state_0``.
+
+        With an odd number of substeps the last output is copied back, so every physics step starts
+        from ``state_0`` (what actuators, callbacks and collision read) and graphs replay on fixed buffers.
+        """
+        session = self.session
+        n = session.num_substeps
+        dt = session.dt / n
+        state_in, state_out = self.state_0, self.state_1
+        for k in range(n):
+            if state_in.body_f is not None:
+                wp.copy(state_in.body_f, self.staged_body_f)
+            if state_in.particle_f is not None:
+                wp.copy(state_in.particle_f, self.staged_particle_f)
+            observables = part.obs_full if (last and k == n - 1) else part.obs_per_substep
+            if observables is None:
+                part.solver.step(state_in, state_out, self.control, part.contacts, dt)
+            else:
+                part.solver.step(state_in, state_out, self.control, part.contacts, dt, observables=observables)
+            if part.step_average is not None:
+                part.step_average.update(state_in, state_out, dt)
+            state_in, state_out = state_out, state_in
+        if state_in is not self.state_0:
+            self.state_0.assign(state_in)
+
+    def _update_sensors(self, part: SolverPart) -> None:
+        for record in self.session.sensor_records():
+            runtime = part.sensors[id(record)]
+            args = runtime.update_args
+            if record.kind == "imu":
+                runtime.sensor.update(self.state_0, observables=args["observables"])
+            elif record.kind == "contact":
+                runtime.sensor.update(args["state"], args["contacts"], observables=args["observables"])
+            else:
+                runtime.sensor.update(self.state_0)
+
+    def _warm_up(self, part: SolverPart) -> None:
+        """Run the program once eagerly (compiles kernels, fills lazy buffers), then restore the states and
+        fully reset the solver, so graph and eager stepping continue from identical conditions."""
+        saved_0 = self.model.state()
+        saved_0.assign(self.state_0)
+        part.program.run_eager()
+        self.state_0.assign(saved_0)
+        self.state_1.assign(saved_0)
+        part.solver.reset(self.state_0)
+        wp.synchronize_device(self.device)
+
+    @property
+    def decimation(self) -> int:
+        """Physics steps per env step of the compiled program."""
+        return self.part.program.decimation
+
+    def recompile(self, decimation: int) -> None:
+        """Compile and capture the program again (decimation or callbacks changed)."""
+        program = self._compile(self.part, decimation)
+        program.capture()
+        self.part.program = program
+
+    def refresh_sensors(self) -> None:
+        """Re-create sensors and the observables container for the session's current sensor list, then
+        recompile. Transactional: on failure the current sensors, observables and program stay."""
+        old = self.part
+        part = SolverPart(
+            solver=old.solver, info=dict(old.info), pipeline=old.pipeline, contacts=old.contacts, sensors={}
+        )
+        self._setup_observables(part)
+        part.program = self._compile(part, self.decimation)
+        busy, self.session.busy = self.session.busy, True
+        try:
+            part.program.capture()
+        finally:
+            self.session.busy = busy
+        self.part = part
+
+    def run_step(self) -> None:
+        """One env step (pending resets are applied by the caller first); program changes requested while it
+        runs are applied when it ends."""
+        session = self.session
+        program = self.part.program
+        session.busy = True
+        try:
+            program.run()
+        finally:
+            session.busy = False
+        self.sim_time += program.decimation * session.dt
+        self.step_count += 1
+        session.settle()
+
+    # ------------------------------------------------------------------ resets and kinematics
+    def world_mask_from(self, env_mask=None, env_ids=None) -> np.ndarray:
+        """Host ``(world_count + 1,)`` boolean mask (last entry: global entities) from a mask and/or ids."""
+        from .world_selection import world_mask_from
+
+        return world_mask_from(self.model.world_count, env_mask, env_ids)
+
+    def mark_worlds(self, mask: np.ndarray) -> None:
+        """OR *mask* into the pending reset mask."""
+        current = self.world_reset_mask.numpy() | mask
+        self.world_reset_mask.assign(current)
+        self.fk_pending = bool(current.any())
+
+    def apply_pending_resets(self) -> None:
+        """FK of the marked worlds' joint coordinates, then the solver's masked reset of those worlds."""
+        import newton
+
+        if not self.fk_pending:
+            return
+        mask = self.world_reset_mask
+        host = mask.numpy()
+        if self.model.joint_count:
+            joint_world = self.row_world["joint"]
+            joint_mask = wp.array(host[joint_world], dtype=wp.bool, device=self.device)  # world -1 -> last entry
+            newton.eval_fk(self.model, self.state_0.joint_q, self.state_0.joint_qd, self.state_0, joint_mask=joint_mask)
+        if self.part is not None:
+            self.part.solver.reset(self.state_0, world_mask=mask)
+        mask.zero_()
+        self.fk_pending = False
+
+    def write_initial_state(self, mask: np.ndarray) -> None:
+        """Copy the initial state into the worlds of *mask* and mark them for FK and a masked solver reset."""
+        world_mask = wp.array(mask, dtype=wp.bool, device=self.device)
+        pairs = (
+            ("body", ("body_q", "body_qd")),
+            ("particle", ("particle_q", "particle_qd")),
+            ("joint_coord", ("joint_q",)),
+            ("joint_dof", ("joint_qd",)),
+        )
+        for rows, names in pairs:
+            row_world = self.row_world.get(rows)
+            if row_world is None:
+                continue
+            for name in names:
+                src, dst = getattr(self.initial_state, name), getattr(self.state_0, name)
+                if src is None or dst is None or src.shape[0] == 0:
+                    continue
+                wp.launch(
+                    _copy_rows_by_world_kernel,
+                    dim=src.shape[0],
+                    inputs=[src, row_world, world_mask],
+                    outputs=[dst],
+                    device=self.device,
+                )
+        self.mark_worlds(mask)
+
+
+def _callback_stage(kind: str, callback, graph_safe: bool, phase: str) -> Stage:
+    name = f"{kind}:{getattr(callback, '__qualname__', None) or repr(callback)}"
+    return Stage(
+        name,
+        phase,
+        lambda i, cb=callback: cb(),
+        graph_safe=graph_safe,
+        reason=None if graph_safe else "registered with graph_safe=False (host work)",
+    )

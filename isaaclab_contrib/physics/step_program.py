@@ -1,0 +1,228 @@
+"""The typed step program of one env step, and how it is captured.
+
+One ``step()`` of the manager is a fixed sequence of *stages*. Stages of the ``"physics_step"``
+phase run once per physics step of the decimation loop, in this order: ``actuators``,
+``post_actuator`` callbacks, ``collide`` (every ``collision_interval`` physics steps) and
+``substeps`` (the solver substeps with the staged external forces). Stages of the ``"env_step"``
+phase run once after the loop: ``post_step`` callbacks, then ``sensors``.
+
+Each stage says whether it is graph-safe (only Warp launches on the simulation device, fixed
+shapes, no host reads of device data). :meth:`StepProgram.compile` unrolls one env step into a
+list of operations and groups consecutive graph-safe operations into *segments*. Every segment is
+captured once as a Warp graph and replayed on each step; the operations of a stage that is not
+graph-safe run eagerly between the replays. So with every stage graph-safe the whole decimation
+loop is one graph, and with, say, a host callback the physics substeps still replay from graphs
+(the "physics-only" fallback) while :meth:`StepProgram.eager_reason` names the eager stage.
+Graphs and eager runs execute the same operations in the same order, so both give identical
+states.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import warp as wp
+
+__all__ = ["PHASES", "Stage", "StepProgram"]
+
+logger = logging.getLogger(__name__)
+
+Phase = Literal["physics_step", "env_step"]
+PHASES: tuple[Phase, ...] = ("physics_step", "env_step")
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage of the step program."""
+
+    name: str
+    """Readable name (``"substeps"``, ``"post_actuator:my_callback"``...), used in ``eager_reason()``."""
+    phase: Phase
+    """``"physics_step"`` (runs every physics step) or ``"env_step"`` (once after the decimation loop)."""
+    run: Callable[[int], None]
+    """Launches the stage's work; receives the physics-step index (``-1`` for env-step stages)."""
+    graph_safe: bool = True
+    """Whether the stage may be recorded in a Warp graph."""
+    reason: str | None = None
+    """Why the stage is not graph-safe (shown by ``eager_reason()``)."""
+    when: Callable[[int], bool] | None = None
+    """For physics-step stages: run only on physics steps where ``when(i)`` is true (``None``: every step)."""
+
+    def __post_init__(self):
+        if self.phase not in PHASES:
+            raise ValueError(f"Stage {self.name!r}: phase must be one of {PHASES}, got {self.phase!r}")
+        if not callable(self.run):
+            raise TypeError(f"Stage {self.name!r}: run must be callable")
+
+
+@dataclass
+class _Segment:
+    ops: list[tuple[Stage, int]]
+    graph_safe: bool
+    graph: object = None
+
+
+class StepProgram:
+    """The stages of one env step for a fixed decimation, compiled into captured and eager segments.
+
+    Args:
+        stages: Stages in execution order within their phase.
+        decimation: Physics steps per env step [count].
+        device: Warp device the graphs are captured on.
+        capture: Capture graph-safe segments (``False``: run everything eagerly).
+        capture_blocker: When ``capture`` is False, the reason (shown by :meth:`eager_reason`).
+    """
+
+    def __init__(
+        self,
+        stages: list[Stage],
+        decimation: int,
+        device: str,
+        *,
+        capture: bool = True,
+        capture_blocker: str | None = None,
+    ):
+        if decimation < 1:
+            raise ValueError(f"StepProgram: decimation must be >= 1, got {decimation}")
+        self.stages = tuple(stages)
+        self.decimation = int(decimation)
+        self.device = device
+        self._capture_enabled = bool(capture)
+        self._reasons: list[str] = [] if capture else [capture_blocker or "capture disabled"]
+        ops: list[tuple[Stage, int]] = []
+        for i in range(self.decimation):
+            for stage in self.stages:
+                if stage.phase == "physics_step" and (stage.when is None or stage.when(i)):
+                    ops.append((stage, i))
+        ops.extend((stage, -1) for stage in self.stages if stage.phase == "env_step")
+        self._ops = ops
+        self._segments: list[_Segment] = []
+        for stage, i in ops:
+            safe = stage.graph_safe and self._capture_enabled
+            if self._segments and self._segments[-1].graph_safe == safe and safe:
+                self._segments[-1].ops.append((stage, i))
+            else:
+                self._segments.append(_Segment([(stage, i)], safe))
+        if self._capture_enabled:
+            for stage in self.stages:
+                if not stage.graph_safe:
+                    self._reasons.append(f"stage {stage.name!r} runs eagerly: {stage.reason or 'not graph-safe'}")
+
+    # ------------------------------------------------------------------ running
+    @staticmethod
+    def _run_ops(ops: list[tuple[Stage, int]]) -> None:
+        for stage, i in ops:
+            stage.run(i)
+
+    def run_eager(self) -> None:
+        """Run every operation eagerly (warm-up and the non-captured path)."""
+        self._run_ops(self._ops)
+
+    def capture(self) -> None:
+        """Record every graph-safe segment as a Warp graph. A segment whose capture fails is split into
+        its operations; an operation that cannot be recorded runs eagerly and its stage is named in
+        :meth:`eager_reason`."""
+        if not self._capture_enabled:
+            return
+        segments: list[_Segment] = []
+        for segment in self._segments:
+            if not segment.graph_safe:
+                segments.append(segment)
+                continue
+            graph, error = self._record(segment.ops)
+            if graph is not None:
+                segment.graph = graph
+                segments.append(segment)
+                continue
+            # Find the operations that cannot be recorded; keep the others captured.
+            failed: dict[str, str] = {}
+            for op in segment.ops:
+                op_graph, op_error = self._record([op])
+                if op_graph is None:
+                    failed.setdefault(op[0].name, op_error or error or "capture failed")
+                segments.append(_Segment([op], op_graph is not None, op_graph))
+            for name, why in failed.items():
+                self._reasons.append(f"stage {name!r} could not be captured on {self.device}: {why}")
+        self._segments = self._merge(segments)
+
+    def _merge(self, segments: list[_Segment]) -> list[_Segment]:
+        """Re-record runs of neighbouring captured single-operation segments as one graph each."""
+        merged: list[_Segment] = []
+        for segment in segments:
+            if merged and merged[-1].graph_safe and segment.graph_safe:
+                merged[-1].ops.extend(segment.ops)
+                merged[-1].graph = None
+            else:
+                merged.append(_Segment(list(segment.ops), segment.graph_safe, segment.graph))
+        for segment in merged:
+            if segment.graph_safe and segment.graph is None:
+                segment.graph, _ = self._record(segment.ops)
+                if segment.graph is None:  # recorded piecewise before: cannot happen, stay correct anyway
+                    segment.graph_safe = False
+        return merged
+
+    def _record(self, ops: list[tuple[Stage, int]]):
+        try:
+            with wp.ScopedCapture(device=self.device) as capture:
+                self._run_ops(ops)
+            return capture.graph, None
+        except Exception as err:  # Warp raises plain RuntimeErrors for unsupported launches
+            return None, f"{type(err).__name__}: {err}"
+
+    def run(self) -> None:
+        """Run one env step: replay captured segments, run the others eagerly, in program order."""
+        for segment in self._segments:
+            if segment.graph is not None:
+                wp.capture_launch(segment.graph)
+            else:
+                self._run_ops(segment.ops)
+
+    # ------------------------------------------------------------------ introspection
+    def is_fully_captured(self) -> bool:
+        """Whether the whole env step replays as one graph."""
+        return len(self._segments) == 1 and self._segments[0].graph is not None
+
+    def captured_stage_names(self) -> list[str]:
+        """Names of the stages that replay from graphs."""
+        names: list[str] = []
+        for segment in self._segments:
+            if segment.graph is not None:
+                for stage, _ in segment.ops:
+                    if stage.name not in names:
+                        names.append(stage.name)
+        return names
+
+    def eager_stage_names(self) -> list[str]:
+        """Names of the stages that run eagerly."""
+        names: list[str] = []
+        for segment in self._segments:
+            if segment.graph is None:
+                for stage, _ in segment.ops:
+                    if stage.name not in names:
+                        names.append(stage.name)
+        return names
+
+    def mode(self) -> str:
+        """``"graph"`` (one graph per env step), ``"partial"`` (graphs with eager stages between them:
+        the physics-only fallback) or ``"eager"`` (nothing captured)."""
+        if self.is_fully_captured():
+            return "graph"
+        return "partial" if any(s.graph is not None for s in self._segments) else "eager"
+
+    def eager_reason(self) -> str | None:
+        """Why part or all of the step runs eagerly (``None`` when one graph replays the whole step)."""
+        if self.is_fully_captured():
+            return None
+        return "; ".join(self._reasons) if self._reasons else None
+
+    def describe(self) -> list[str]:
+        """One line per stage: name, phase, graph-safety and whether it replays from a graph."""
+        captured = set(self.captured_stage_names())
+        return [
+            f"{stage.name} [{stage.phase}] {'graph-safe' if stage.graph_safe else 'eager: ' + (stage.reason or '')}"
+            f"{' (captured)' if stage.name in captured else ''}"
+            for stage in self.stages
+        ]

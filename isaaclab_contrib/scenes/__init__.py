@@ -1,0 +1,22 @@
+"""Scene building blocks: the scene base config, the scene registry, env replication and cloth builders.
+
+Ready scenes and tasks live outside the package, in the repository's top-level ``configs/``
+package; each registers itself here with :func:`register_scene`. The package never imports them.
+"""
+
+from .base_cfg import SceneBaseCfg
+from .cloth import add_pinned_cloth
+from .registry import SceneSpec, get_scene, register_scene, registered_scenes, scene_names
+from .replicate import env_prefixes, replicate_envs
+
+__all__ = [
+    "SceneBaseCfg",
+    "SceneSpec",
+    "add_pinned_cloth",
+    "env_prefixes",
+    "get_scene",
+    "register_scene",
+    "registered_scenes",
+    "replicate_envs",
+    "scene_names",
+]

@@ -1,0 +1,41 @@
+"""Env replication: one prototype builder copied into Newton worlds with Isaac Lab-style labels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import newton
+import warp as wp
+
+__all__ = ["env_prefixes", "replicate_envs"]
+
+
+def env_prefixes(num_envs: int) -> list[str]:
+    """Label prefixes ``/World/envs/env_{i}`` of *num_envs* envs."""
+    return [f"/World/envs/env_{i}" for i in range(num_envs)]
+
+
+def replicate_envs(
+    builder: Any,
+    prototype: newton.ModelBuilder,
+    num_envs: int,
+    *,
+    spacing: float = 2.0,
+    origins: Sequence[tuple[float, float, float]] | None = None,
+) -> None:
+    """Replicate *prototype* into *num_envs* worlds labelled ``/World/envs/env_{i}``.
+
+    Args:
+        builder: Builder receiving the worlds (a ``newton.ModelBuilder``).
+        prototype: Builder holding one env, labelled relative to the env prefix.
+        num_envs: Number of envs (Newton worlds) [count].
+        spacing: Distance between neighbouring env origins along x [m]; used when *origins* is not given.
+        origins: Origin of each env [m]; overrides *spacing*.
+    """
+    prefixes = env_prefixes(num_envs)
+    if origins is not None:
+        xforms = [wp.transform(origin, wp.quat_identity()) for origin in origins]
+        builder.replicate(prototype, num_envs, xforms=xforms, label_prefixes=prefixes)
+    else:
+        builder.replicate(prototype, num_envs, spacing=(spacing, 0.0, 0.0), label_prefixes=prefixes)
