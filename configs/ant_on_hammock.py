@@ -4,11 +4,17 @@ Labels: ``/World/envs/env_{i}/Robot/...`` (the ant's bodies, joints and capsule 
 from ``nv_ant.xml`` shipped with Newton) and ``/World/envs/env_{i}/Hammock`` (the cloth). The ant
 is an articulated Steel entry, the hammock a VBD entry; ADMM contacts couple them.
 
+The ant's eight leg joints are driven Isaac Lab-style: an explicit PD actuator group
+(:attr:`AntOnHammockSceneCfg.actuators`) turns joint position targets into joint efforts inside the
+captured step, and :func:`trot_in_place` is an open-loop gait that writes those targets (the main
+job runs it before every env step).
+
 Registers the scene ``ant_on_hammock``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import newton
@@ -17,10 +23,12 @@ import warp as wp
 
 from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg
 from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
+from isaaclab_contrib.physics.actuator_cfg import ActuatorBaseCfg, IdealPDActuatorCfg
+from isaaclab_contrib.physics.actuators import add_actuators
 from isaaclab_contrib.scenes import SceneBaseCfg, SceneSpec, add_pinned_cloth, register_scene, replicate_envs
 from isaaclab_contrib.utils.configclass import configclass
 
-__all__ = ["AntOnHammockSceneCfg", "admm_coupler_cfg", "build_ant_on_hammock"]
+__all__ = ["AntOnHammockSceneCfg", "admm_coupler_cfg", "build_ant_on_hammock", "trot_in_place"]
 
 
 _ANT_TORSO_Z = 0.75  # torso height in nv_ant.xml [m]
@@ -48,6 +56,20 @@ class AntOnHammockSceneCfg(SceneBaseCfg):
     """Membrane stiffness [N/m]."""
     hammock_damping: float = 20.0
     """Membrane damping [N*s/m]."""
+    actuators: dict[str, ActuatorBaseCfg] = {
+        "legs": IdealPDActuatorCfg(
+            joint_names_expr=["hip_.*", "ankle_.*"], stiffness=4.0, damping=0.15, effort_limit=2.0
+        )
+    }
+    """Actuator groups of the ant's joints (Isaac Lab ``ArticulationCfg.actuators``); empty: a passive ant."""
+    gait_frequency: float = 1.5
+    """Stride frequency of :func:`trot_in_place` [Hz]."""
+    hip_amplitude: float = 0.35
+    """Hip swing amplitude of the gait [rad]."""
+    ankle_angle: float = 0.9
+    """Mean ankle flexion that lifts the torso [rad]."""
+    ankle_amplitude: float = 0.25
+    """Ankle flexion amplitude of the gait [rad]."""
 
 
 def _prototype(cfg: AntOnHammockSceneCfg) -> newton.ModelBuilder:
@@ -58,6 +80,8 @@ def _prototype(cfg: AntOnHammockSceneCfg) -> newton.ModelBuilder:
         xform=wp.transform((0.0, 0.0, cfg.hammock_height + cfg.drop_height - _ANT_TORSO_Z), wp.quat_identity()),
         ignore_names=["floor"],
     )
+    if cfg.actuators:
+        add_actuators(ant, cfg.actuators)
     proto = newton.ModelBuilder()
     proto.add_builder(ant, label_prefix="Robot")
     add_pinned_cloth(
@@ -94,12 +118,38 @@ def admm_coupler_cfg() -> CouplerAdmmCfg:
     )
 
 
+# Leg order of nv_ant.xml: front left, front right, left back, right back. Diagonal legs swing together
+# (a trot); the ankle joint of each leg flexes with the sign of its joint range.
+_HIP_PHASE = {"hip_1": 0.0, "hip_2": math.pi, "hip_3": math.pi, "hip_4": 0.0}
+_ANKLE_SIGN = {"ankle_1": 1.0, "ankle_2": -1.0, "ankle_3": -1.0, "ankle_4": 1.0}
+_ANKLE_PHASE = {"ankle_1": 0.0, "ankle_2": math.pi, "ankle_3": math.pi, "ankle_4": 0.0}
+
+
+def gait_targets(cfg: AntOnHammockSceneCfg, t: float) -> dict[str, float]:
+    """Joint position targets [rad] of the open-loop trot at time *t* [s], by joint name."""
+    w = 2.0 * math.pi * cfg.gait_frequency
+    targets = {name: cfg.hip_amplitude * math.sin(w * t + phase) for name, phase in _HIP_PHASE.items()}
+    for name, sign in _ANKLE_SIGN.items():
+        flex = cfg.ankle_angle + cfg.ankle_amplitude * math.cos(w * t + _ANKLE_PHASE[name])
+        targets[name] = sign * flex
+    return targets
+
+
+def trot_in_place(manager: Any, cfg: AntOnHammockSceneCfg, t: float) -> None:
+    """Write the trot's joint position targets for time *t* [s] into every env (a zero-copy torch view)."""
+    view = manager.joint_view("joint_target_q")
+    columns = manager.joint_view_columns("joint_target_q")
+    for name, value in gait_targets(cfg, t).items():
+        view[:, columns.index(name)] = value
+
+
 register_scene(
     "ant_on_hammock",
     SceneSpec(
-        "legged robot (ant, Steel) falling onto a pinned cloth hammock (VBD), ADMM contacts",
+        "legged robot (ant, Steel, PD-actuated legs trotting in place) on a pinned cloth hammock (VBD), ADMM contacts",
         AntOnHammockSceneCfg,
         build_ant_on_hammock,
         lambda cfg: admm_coupler_cfg(),
+        controller=trot_in_place,
     ),
 )

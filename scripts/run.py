@@ -91,13 +91,22 @@ def prepare_stage(path: Path, manager):
     return stage
 
 
-def plot(path: Path, times, heights, lowest, title: str) -> None:
+def plot(path: Path, times, heights, lowest, title: str, joints: dict | None = None) -> None:
+    """Heights and lowest particles per env; with *joints* (name -> (targets, positions) of env 0 [rad])
+    a third panel shows joint position targets against the joint positions."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = plt.subplots(1, 3 if joints else 2, figsize=(16 if joints else 11, 4))
+    if joints:
+        colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        for k, (name, (target, position)) in enumerate(joints.items()):
+            color = colors[k % len(colors)]
+            axes[2].plot(times, target, "--", color=color, linewidth=1.0)
+            axes[2].plot(times, position, "-", color=color, linewidth=1.2, label=name)
+        axes[2].set(title="env 0 joints: target (dashed) vs position", xlabel="time [s]", ylabel="angle [rad]")
     for env in range(heights.shape[1]):
         if heights.shape[2]:
             axes[0].plot(times, heights[:, env, :].mean(axis=1), label=f"env {env}")
@@ -105,12 +114,15 @@ def plot(path: Path, times, heights, lowest, title: str) -> None:
             axes[1].plot(times, lowest[:, env], label=f"env {env}")
     axes[0].set(title="mean body height", xlabel="time [s]", ylabel="z [m]")
     axes[1].set(title="lowest particle (cloth sag / bed)", xlabel="time [s]", ylabel="z [m]")
-    for ax in axes:
+    for ax in axes[:2]:
         ax.grid(alpha=0.3)
         if ax.lines:
             ax.legend(fontsize=7)
         else:
             ax.text(0.5, 0.5, "none in this scene", ha="center", va="center", transform=ax.transAxes)
+    if joints:
+        axes[2].grid(alpha=0.3)
+        axes[2].legend(fontsize=7, ncol=2)
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -160,6 +172,12 @@ def main(argv: list[str] | None = None) -> dict:
         set_time_range(stage, 0, args.frames, 1.0 / frame_time)
         bodies_per_env = max(1, int(np.sum(body_world == 0))) if model.body_count else 0
         times, heights, lowest = [], [], []
+        controller = spec.controller
+        joint_names = manager.joint_view_columns("joint_target_q") if controller else []
+        targets, positions = [], []
+        if controller:
+            joint_q = manager.joint_view("joint_q")
+            joint_target_q = manager.joint_view("joint_target_q")
 
         def record(frame: int) -> None:
             state = manager.get_state_0()
@@ -170,18 +188,36 @@ def main(argv: list[str] | None = None) -> dict:
             pz = state.particle_q.numpy()[:, 2] if model.particle_count else np.zeros(0)
             lowest.append([pz[particle_world == e].min() for e in range(args.num_envs)] if pz.size else [])
             times.append(frame * frame_time)
+            if controller:
+                targets.append(joint_target_q[0].cpu().numpy().copy())
+                positions.append(joint_q[0].cpu().numpy().copy())
 
         record(0)
         step_time = 0.0
         for frame in tqdm(range(1, args.frames + 1), desc="env steps", unit="step"):
             t0 = time.perf_counter()
+            if controller:
+                controller(manager, scene_cfg, (frame - 1) * frame_time)
             manager.step()
             wp.synchronize()
             step_time += time.perf_counter() - t0
             record(frame)
         stage.GetRootLayer().Save()
         heights_arr, lowest_arr = np.array(heights), np.array(lowest).reshape(len(times), -1)
-        plot(out / f"{args.scene}.png", np.array(times), heights_arr, lowest_arr, f"{args.scene}: {spec.description}")
+        joints = None
+        if controller:
+            # Targets are written before each step, so each record holds the targets its step ran with.
+            tgt, pos = np.array(targets), np.array(positions)
+            driven = [i for i, name in enumerate(joint_names) if np.ptp(tgt[:, i]) > 0.0]
+            joints = {joint_names[i]: (tgt[:, i], pos[:, i]) for i in driven}
+        plot(
+            out / f"{args.scene}.png",
+            np.array(times),
+            heights_arr,
+            lowest_arr,
+            f"{args.scene}: {spec.description}",
+            joints,
+        )
 
         state = manager.get_state_0()
         finite = all(
@@ -205,6 +241,8 @@ def main(argv: list[str] | None = None) -> dict:
             "lowest": lowest_arr,
             "captured": manager.is_graph_captured(),
             "step_mode": manager.step_mode(),
+            "env_steps_per_s": args.frames / step_time,
+            "joints": joints,
         }
     finally:
         sim.clear_instance()

@@ -16,8 +16,13 @@ def test_main_job_default_scene_writes_usda_and_png(tmp_path, capsys):
     result = run.main(["--frames", "3", "--output", str(tmp_path)])
     out = capsys.readouterr().out
     assert "Scene 'ant_on_hammock'" in out and "Coupling: CouplerAdmmCfg -> newton SolverCoupledADMM" in out
-    assert "Stepping: " in out and "env steps/s" in out
-    assert result["finite"]
+    assert "Stepping: captured" in out and "env steps/s" in out
+    assert result["finite"] and result["step_mode"] == "graph"  # the actuated ant captures on the CPU
+    # The gait drove the eight leg joints: targets changed, and the plot got their targets and positions.
+    joints = result["joints"]
+    assert sorted(joints) == sorted([f"hip_{i}" for i in range(1, 5)] + [f"ankle_{i}" for i in range(1, 5)])
+    for target, position in joints.values():
+        assert target.shape == position.shape == (4,) and np.ptp(target) > 0.0
     assert result["png"].stat().st_size > 10_000
     stage = Usd.Stage.Open(str(result["usda"]))
     assert stage.GetEndTimeCode() == 3

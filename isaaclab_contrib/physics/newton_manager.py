@@ -285,6 +285,55 @@ class NewtonManager(SensorMethods, UsdMethods):
         session = NewtonManager._session
         return session.decimation if session else 1
 
+    # ------------------------------------------------------------------ actuators and joint targets
+    @classmethod
+    def activate_newton_actuator_path(cls) -> None:
+        """Opt into the Newton actuator path (idempotent).
+
+        The first call builds the one simulation-level actuator adapter over the model's flat DOF
+        layout (when the simulation runs; otherwise at ``sim.reset()``) and adds the actuator stage to
+        the step program; later calls reuse it. A model built with Newton actuators
+        (:func:`~isaaclab_contrib.physics.actuators.add_actuators`) activates the path by itself.
+        """
+        session = cls._active()
+        session.actuators_active = True
+        instance = session.instance
+        if instance is not None and instance.activate_actuators():
+            session.program_changed()
+
+    @classmethod
+    def get_actuator_adapter(cls):
+        """The simulation-level actuator adapter, or ``None`` when the model has no Newton actuators."""
+        instance = cls._maybe_instance()
+        return instance.actuators if instance else None
+
+    @classmethod
+    def joint_view(cls, name: str):
+        """Zero-copy torch view ``[num_envs, per_env]`` of a joint array; writes reach the simulation directly.
+
+        Args:
+            name: ``"joint_q"`` [m or rad] / ``"joint_qd"`` [m/s or rad/s] of the current state;
+                ``"joint_target_q"``, ``"joint_target_qd"`` (position / velocity targets),
+                ``"joint_act"`` (feedforward effort [N or N*m]) or ``"joint_f"`` (applied joint effort
+                [N or N*m], written by the actuator stage) of the control.
+
+        Writing targets needs no re-capture: graphs read these buffers on every replay. After writing
+        ``joint_q`` / ``joint_qd``, call :meth:`invalidate_fk` for those envs. Columns are listed by
+        :meth:`joint_view_columns`.
+
+        Raises:
+            ValueError: Unknown name, or worlds that do not hold equal, contiguous joint rows.
+        """
+        return cls._instance("joint_view()").joint_env_view(name)
+
+    @classmethod
+    def joint_view_columns(cls, name: str) -> list[str]:
+        """Joint name of each column of :meth:`joint_view` for *name* (``"hip_1"``; ``"root[3]"`` for multi-row joints)."""
+        instance = cls._instance("joint_view_columns()")
+        if name not in instance._JOINT_ARRAYS:
+            raise ValueError(f"joint view {name!r} is not one of {sorted(instance._JOINT_ARRAYS)}")
+        return instance.joint_columns(instance._JOINT_ARRAYS[name][1])
+
     # ------------------------------------------------------------------ callbacks in the program
     @classmethod
     def register_post_actuator_callback(cls, callback: Callable[[], None], *, graph_safe: bool = True) -> None:

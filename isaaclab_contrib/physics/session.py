@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from .bindings import SolverBinding, binding_for
 from .sensors import SensorRecord
 from .simulation_instance import SimulationInstance
-from .step_program import Stage
 
 if TYPE_CHECKING:
     import newton
@@ -61,6 +60,8 @@ class ManagerSession:
         self.usd_stage: Any = None
         self.particle_prims: list[tuple[str, int, int, int]] = []
         self.observables_allocations = 0
+        self.actuators_active = False
+        """Set by ``activate_newton_actuator_path()``; a model with Newton actuators activates it too."""
         self.instance: SimulationInstance | None = None
 
     # ------------------------------------------------------------------ naming
@@ -95,11 +96,6 @@ class ManagerSession:
         return kinds
 
     # ------------------------------------------------------------------ step program
-    def actuator_stages(self, instance: SimulationInstance) -> list[Stage]:
-        """Stages of the actuator phase (none until actuators are configured)."""
-        del instance
-        return []
-
     def program_changed(self) -> None:
         """Callbacks or decimation changed: recompile now, or when the step (or recording) in progress ends."""
         self.program_dirty = True

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import warp as wp
 
+from .actuators import NewtonActuatorAdapter
 from .sensors import BODY_QDD, PER_SUBSTEP_KINDS, SensorRecord, StepAverageObservables, combine_patterns
 from .step_program import Stage, StepProgram
 
@@ -148,8 +149,18 @@ class SimulationInstance:
         self.sim_time = 0.0
         self.step_count = 0
         self.part: SolverPart | None = None
+        self.actuators: NewtonActuatorAdapter | None = None
+        if model.actuators or session.actuators_active:
+            self.activate_actuators()
         self.usd_body_paths: list[str | None] | None = None
         self.render_frame = 0
+
+    def activate_actuators(self) -> bool:
+        """Build the one actuator adapter over the model's actuators (idempotent); True when it was built now."""
+        if self.actuators is not None:
+            return False
+        self.actuators = NewtonActuatorAdapter(self.model)
+        return True
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -162,8 +173,8 @@ class SimulationInstance:
     def build_solver_part(self) -> SolverPart:
         """Build solver, collision pipeline, contacts, sensors, observables and the captured program.
 
-        Nothing of ``self`` is changed: the caller swaps the result in. The current states are left
-        bitwise as they were (the warm-up runs on them and restores them).
+        The caller swaps the result in; the current states are left bitwise as they were (the warm-up
+        runs on them and restores them) and the actuator states are cleared (as after a reset).
         """
         session = self.session
         binding, cfg = session.binding, session.solver_cfg
@@ -235,8 +246,18 @@ class SimulationInstance:
     def _compile(self, part: SolverPart, decimation: int) -> StepProgram:
         session = self.session
         stages: list[Stage] = []
-        for stage in session.actuator_stages(self):
-            stages.append(stage)
+        adapter = self.actuators
+        if adapter is not None and adapter.count:
+            blockers = adapter.not_graph_safe()
+            stages.append(
+                Stage(
+                    "actuators",
+                    "physics_step",
+                    lambda i: adapter.step(self.state_0, self.control, session.dt),
+                    graph_safe=not blockers,
+                    reason=("not graph-safe: " + ", ".join(blockers)) if blockers else None,
+                )
+            )
         for callback, graph_safe in session.post_actuator_callbacks:
             stages.append(_callback_stage("post_actuator", callback, graph_safe, "physics_step"))
         if part.contacts is not None:
@@ -313,6 +334,8 @@ class SimulationInstance:
         self.state_0.assign(saved_0)
         self.state_1.assign(saved_0)
         part.solver.reset(self.state_0)
+        if self.actuators is not None:
+            self.actuators.reset()
         wp.synchronize_device(self.device)
 
     @property
@@ -356,6 +379,49 @@ class SimulationInstance:
         self.step_count += 1
         session.settle()
 
+    # ------------------------------------------------------------------ per-env views
+    _JOINT_ARRAYS = {
+        "joint_q": ("state", "coord"),
+        "joint_qd": ("state", "dof"),
+        "joint_target_q": ("control", "coord"),
+        "joint_target_qd": ("control", "dof"),
+        "joint_act": ("control", "dof"),
+        "joint_f": ("control", "dof"),
+    }
+
+    def joint_env_view(self, name: str):
+        """Zero-copy torch view ``[num_envs, per_env]`` of a joint array of the current state or the control."""
+        if name not in self._JOINT_ARRAYS:
+            raise ValueError(f"joint view {name!r} is not one of {sorted(self._JOINT_ARRAYS)}")
+        source, layout = self._JOINT_ARRAYS[name]
+        array = getattr(self.state_0 if source == "state" else self.control, name, None)
+        if array is None:
+            raise ValueError(f"{source}.{name} is not allocated (the model has no joints?)")
+        starts = (self.model.joint_coord_world_start if layout == "coord" else self.model.joint_dof_world_start).numpy()
+        worlds = self.model.world_count
+        sizes = np.diff(starts[: worlds + 1])
+        if worlds < 1 or int(starts[0]) != 0 or int(starts[worlds]) != array.shape[0] or len(set(sizes.tolist())) != 1:
+            raise ValueError(
+                f"{name} cannot be viewed per env: the worlds do not hold equal, contiguous joint rows "
+                f"(per-world sizes {sizes.tolist()}, {array.shape[0] - int(starts[worlds])} rows outside worlds)"
+            )
+        return wp.to_torch(array).view(worlds, int(sizes[0]))
+
+    def joint_columns(self, layout: str) -> list[str]:
+        """Joint name of every column of a per-env joint view (``"coord"`` or ``"dof"`` layout), from env 0."""
+        model = self.model
+        starts = (model.joint_q_start if layout == "coord" else model.joint_qd_start).numpy()
+        world_start = (model.joint_coord_world_start if layout == "coord" else model.joint_dof_world_start).numpy()
+        joint_world = model.joint_world.numpy()
+        names: list[str] = []
+        for j in range(model.joint_count):
+            if joint_world[j] != 0:
+                continue
+            count = int(starts[j + 1] - starts[j])
+            name = (model.joint_label[j] or f"joint_{j}").rsplit("/", 1)[-1]
+            names.extend([name] if count == 1 else [f"{name}[{k}]" for k in range(count)])
+        return names[: int(world_start[1] - world_start[0])]
+
     # ------------------------------------------------------------------ resets and kinematics
     def world_mask_from(self, env_mask=None, env_ids=None) -> np.ndarray:
         """Host ``(world_count + 1,)`` boolean mask (last entry: global entities) from a mask and/or ids."""
@@ -383,6 +449,8 @@ class SimulationInstance:
             newton.eval_fk(self.model, self.state_0.joint_q, self.state_0.joint_qd, self.state_0, joint_mask=joint_mask)
         if self.part is not None:
             self.part.solver.reset(self.state_0, world_mask=mask)
+        if self.actuators is not None:
+            self.actuators.reset(host)
         mask.zero_()
         self.fk_pending = False
 

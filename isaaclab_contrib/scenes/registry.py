@@ -30,6 +30,9 @@ class SceneSpec:
     """Physics steps per env step [count]."""
     num_substeps: int = 1
     """Solver substeps per physics step [count]."""
+    controller: Callable[[Any, Any, float], None] | None = None
+    """``controller(manager, scene_cfg, t)`` writes joint targets before the env step that starts at
+    simulated time ``t`` [s] (e.g. an open-loop gait); ``None`` for a passive scene."""
 
 
 _SCENES: dict[str, SceneSpec] = {}
