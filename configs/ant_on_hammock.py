@@ -15,7 +15,7 @@ Registers the scene ``ant_on_hammock``.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import newton
 import newton.examples
@@ -37,6 +37,21 @@ _ANT_TORSO_Z = 0.75  # torso height in nv_ant.xml [m]
 @configclass
 class AntOnHammockSceneCfg(SceneBaseCfg):
     """Geometry and materials of the ant-on-hammock scene."""
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "drop_height": "> 0",
+        "hammock_height": "any",
+        "hammock_cells": ">= 1",
+        "hammock_cell_size": "> 0",
+        "hammock_particle_mass": "> 0",
+        "hammock_particle_radius": "> 0",
+        "hammock_stiffness": ">= 0",
+        "hammock_damping": ">= 0",
+        "gait_frequency": ">= 0",
+        "hip_amplitude": ">= 0",
+        "ankle_angle": "any",
+        "ankle_amplitude": ">= 0",
+    }
 
     env_spacing: float = 3.0
     """Distance between neighbouring env origins along x [m]."""
@@ -100,6 +115,7 @@ def _prototype(cfg: AntOnHammockSceneCfg) -> newton.ModelBuilder:
 
 def build_ant_on_hammock(builder: Any, cfg: AntOnHammockSceneCfg) -> None:
     """Add ``cfg.num_envs`` ant-on-hammock envs to *builder*, one Newton world each."""
+    cfg.validate()
     replicate_envs(builder, _prototype(cfg), cfg.num_envs, spacing=cfg.env_spacing)
 
 

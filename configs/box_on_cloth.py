@@ -10,7 +10,7 @@ Registers the scenes ``box_on_cloth`` (proxy) and ``box_on_cloth_admm``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import newton
 import warp as wp
@@ -26,6 +26,21 @@ __all__ = ["BoxOnClothSceneCfg", "admm_coupler_cfg", "build_box_on_cloth", "env_
 @configclass
 class BoxOnClothSceneCfg(SceneBaseCfg):
     """Geometry and materials of the box-on-cloth scene."""
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "env_origin_offset": "any",
+        "box_half_extent": "> 0",
+        "box_density": "> 0",
+        "box_drop_height": ">= 0",
+        "cloth_height": "any",
+        "cloth_cells": ">= 1",
+        "cloth_cell_size": "> 0",
+        "cloth_particle_mass": "> 0",
+        "cloth_particle_radius": "> 0",
+        "cloth_stretch_stiffness": ">= 0",
+        "cloth_stretch_damping": ">= 0",
+        "cloth_bend_stiffness": ">= 0",
+    }
 
     env_spacing: float = 2.0
     """Distance between neighbouring env origins along x [m]."""
@@ -90,6 +105,7 @@ def _prototype(cfg: BoxOnClothSceneCfg):
 
 def build_box_on_cloth(builder: Any, cfg: BoxOnClothSceneCfg) -> None:
     """Add ``cfg.num_envs`` box-on-cloth envs to *builder*, one Newton world each."""
+    cfg.validate()
     replicate_envs(builder, _prototype(cfg), cfg.num_envs, origins=env_origins(cfg))
 
 

@@ -10,7 +10,7 @@ Registers the scene ``grains_on_cloth``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import newton
 import warp as wp
@@ -26,6 +26,19 @@ __all__ = ["GrainsOnClothSceneCfg", "build_grains_on_cloth", "particle_ranges", 
 @configclass
 class GrainsOnClothSceneCfg(SceneBaseCfg):
     """Geometry and materials of the grains-on-cloth scene."""
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "grains": ">= 1",
+        "grain_radius": "> 0",
+        "grain_mass": "> 0",
+        "grain_drop_height": ">= 0",
+        "cloth_height": "any",
+        "cloth_cells": ">= 1",
+        "cloth_cell_size": "> 0",
+        "cloth_particle_mass": "> 0",
+        "cloth_stiffness": ">= 0",
+        "cloth_damping": ">= 0",
+    }
 
     env_spacing: float = 2.0
     """Distance between neighbouring env origins along x [m]."""
@@ -104,6 +117,7 @@ def _prototype(cfg: GrainsOnClothSceneCfg) -> newton.ModelBuilder:
 
 def build_grains_on_cloth(builder: Any, cfg: GrainsOnClothSceneCfg) -> None:
     """Add ``cfg.num_envs`` grains-on-cloth envs to *builder*, one Newton world each."""
+    cfg.validate()
     replicate_envs(builder, _prototype(cfg), cfg.num_envs, spacing=cfg.env_spacing)
 
 

@@ -12,6 +12,8 @@ minus a small action penalty. Terminated when the pusher leaves the cloth (throu
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import newton
 import torch
 import warp as wp
@@ -28,6 +30,24 @@ __all__ = ["PressClothEnv", "PressClothEnvCfg"]
 @configclass
 class PressClothEnvCfg(CoupledDirectEnvCfg):
     """Scene, action, reward and termination settings of the press-the-cloth task."""
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "cloth_cells": ">= 1",
+        "cloth_cell_size": "> 0",
+        "cloth_height": "any",
+        "cloth_particle_mass": "> 0",
+        "cloth_stiffness": ">= 0",
+        "cloth_damping": ">= 0",
+        "pusher_radius": "> 0",
+        "pusher_density": "> 0",
+        "pusher_start_gap": ">= 0",
+        "max_force": ">= 0",
+        "target_depth_range": ">= 0",
+        "reward_sigma": "> 0",
+        "action_penalty": ">= 0",
+        "fail_below": "> 0",
+        "fail_above": "> 0",
+    }
 
     cloth_cells: int = 4
     """Cloth cells per side [count]."""
@@ -59,6 +79,15 @@ class PressClothEnvCfg(CoupledDirectEnvCfg):
     """Terminate when the pusher is this far below the pinned edge [m] (through the cloth)."""
     fail_above: float = 0.3
     """Terminate when the pusher is this far above the pinned edge [m] (flew off)."""
+
+    def validate(self) -> None:
+        """Check the fields (types and declared ranges) and that the target depth range is ordered."""
+        super().validate()
+        low, high = self.target_depth_range
+        if low > high:
+            raise ValueError(
+                f"PressClothEnvCfg.target_depth_range must be (low, high) with low <= high, got {self.target_depth_range!r}"
+            )
 
 
 @wp.kernel

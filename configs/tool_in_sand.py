@@ -10,7 +10,7 @@ Registers the scene ``tool_in_sand``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import newton
 import numpy as np
@@ -27,6 +27,17 @@ __all__ = ["ToolInSandSceneCfg", "build_tool_in_sand", "proxy_coupler_cfg"]
 @configclass
 class ToolInSandSceneCfg(SceneBaseCfg):
     """Geometry and materials of the tool-in-sand scene."""
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "bed_half_extent": "> 0",
+        "bed_height": "> 0",
+        "voxel_size": "> 0",
+        "sand_density": "> 0",
+        "sand_friction": ">= 0",
+        "tool_half_extent": "> 0",
+        "tool_density": "> 0",
+        "tool_drop_height": ">= 0",
+    }
 
     env_spacing: float = 2.0
     """Distance between neighbouring env origins along x [m]."""
@@ -87,13 +98,18 @@ def _prototype(cfg: ToolInSandSceneCfg) -> newton.ModelBuilder:
 
 def build_tool_in_sand(builder: Any, cfg: ToolInSandSceneCfg) -> None:
     """Add ``cfg.num_envs`` tool-in-sand envs and a ground plane to *builder*."""
+    cfg.validate()
     newton.solvers.SolverImplicitMPM.register_custom_attributes(builder)
     replicate_envs(builder, _prototype(cfg), cfg.num_envs, spacing=cfg.env_spacing)
     builder.add_ground_plane(label="/World/ground")
 
 
 def proxy_coupler_cfg(cfg: ToolInSandSceneCfg | None = None) -> CouplerProxyCfg:
-    """Tool (Steel, with the ground) mirrored into an in-place MPM entry with a bounded grid (graph-capturable)."""
+    """Tool (Steel, with the ground) mirrored into an in-place MPM entry with a bounded grid.
+
+    Each env's sand gets its own grid (``separate_worlds=True``), so one env can be reset without the
+    others. Newton captures implicit MPM only on CUDA; on the CPU the MPM step runs eagerly.
+    """
     cfg = cfg or ToolInSandSceneCfg()
     return CouplerProxyCfg(
         entries=[
@@ -108,6 +124,7 @@ def proxy_coupler_cfg(cfg: ToolInSandSceneCfg | None = None) -> CouplerProxyCfg:
                     grid_padding=8,
                     max_active_cell_count=1 << 14,
                     max_iterations=50,
+                    separate_worlds=True,
                 ),
                 all_particles=True,
                 in_place=True,

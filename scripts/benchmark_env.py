@@ -17,6 +17,8 @@ from pathlib import Path
 import torch
 import warp as wp
 
+from isaaclab_contrib.utils.cli import positive_int
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
 from configs.press_cloth_task import PressClothEnv, PressClothEnvCfg
 
@@ -38,8 +40,8 @@ def rate(num_envs: int, graph: bool, steps: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--num-envs", type=int, nargs="+", default=[1, 16, 64])
-    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--num-envs", type=positive_int, nargs="+", default=[1, 16, 64])
+    parser.add_argument("--steps", type=positive_int, default=20)
     args = parser.parse_args()
     wp.config.quiet = True
     print(

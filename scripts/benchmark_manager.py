@@ -36,6 +36,7 @@ import warp as wp
 
 from isaaclab_contrib.coupling import NewtonCouplerManager, build_coupled_solver, finalize_builder, prepare_builder
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
+from isaaclab_contrib.utils.cli import positive_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
 from configs.ant_on_hammock import AntOnHammockSceneCfg, build_ant_on_hammock, trot_in_place
@@ -165,11 +166,13 @@ def ant_rate(graph: bool, env_steps: int, repeats: int) -> tuple[float, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--worlds", type=int, nargs="+", default=[1, 16])
-    parser.add_argument("--decimation", type=int, default=4)
-    parser.add_argument("--env-steps", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--ant-steps", type=int, default=20, help="env steps per timing round of the ant scene")
+    parser.add_argument("--worlds", type=positive_int, nargs="+", default=[1, 16])
+    parser.add_argument("--decimation", type=positive_int, default=4)
+    parser.add_argument("--env-steps", type=positive_int, default=5)
+    parser.add_argument("--repeats", type=positive_int, default=5)
+    parser.add_argument(
+        "--ant-steps", type=positive_int, default=20, help="env steps per timing round of the ant scene"
+    )
     args = parser.parse_args()
     wp.config.quiet = True
 

@@ -20,6 +20,7 @@ import warp as wp
 
 from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg, resolve_coupling
 from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
+from isaaclab_contrib.utils.cli import positive_int
 
 LINKS = 20
 
@@ -64,8 +65,8 @@ def robot_prototype() -> newton.ModelBuilder:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--worlds", type=int, default=4096)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--worlds", type=positive_int, default=4096)
+    parser.add_argument("--repeats", type=positive_int, default=5)
     args = parser.parse_args()
     wp.config.quiet = True
 

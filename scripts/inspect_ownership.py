@@ -19,6 +19,7 @@ import warp as wp
 from isaaclab_contrib.coupling import finalize_builder, prepare_builder
 from isaaclab_contrib.coupling.report import ownership_report
 from isaaclab_contrib.scenes import get_scene, scene_names
+from isaaclab_contrib.utils.cli import nonnegative_int, positive_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
 import configs  # noqa: F401  (registers the ready scenes)
@@ -27,8 +28,8 @@ import configs  # noqa: F401  (registers the ready scenes)
 def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scene", choices=scene_names(), default="ant_on_hammock")
-    parser.add_argument("--num-envs", type=int, default=2)
-    parser.add_argument("--examples", type=int, default=3, help="example labels shown per list")
+    parser.add_argument("--num-envs", type=positive_int, default=2)
+    parser.add_argument("--examples", type=nonnegative_int, default=3, help="example labels shown per list")
     args = parser.parse_args(argv)
     wp.config.quiet = True
 

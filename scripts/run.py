@@ -23,6 +23,7 @@ from tqdm import tqdm
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
 from isaaclab_contrib.physics.usd_io import author_body_prims, set_time_range
 from isaaclab_contrib.scenes import get_scene, scene_names
+from isaaclab_contrib.utils.cli import positive_float, positive_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
 import configs  # noqa: F401  (registers the ready scenes)
@@ -132,9 +133,9 @@ def plot(path: Path, times, heights, lowest, title: str, joints: dict | None = N
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scene", choices=scene_names(), default="ant_on_hammock", help="ready scene to run")
-    parser.add_argument("--num-envs", type=int, default=1, help="number of envs (Newton worlds)")
-    parser.add_argument("--frames", type=int, default=60, help="env steps to run and record")
-    parser.add_argument("--dt", type=float, default=1.0 / 240.0, help="physics step [s]")
+    parser.add_argument("--num-envs", type=positive_int, default=1, help="number of envs (Newton worlds)")
+    parser.add_argument("--frames", type=positive_int, default=60, help="env steps to run and record")
+    parser.add_argument("--dt", type=positive_float, default=1.0 / 240.0, help="physics step [s]")
     parser.add_argument("--device", default="cpu", help="Warp device, e.g. cpu or cuda:0")
     parser.add_argument("--output", default="output", help="folder for the .usda animation and the .png plot")
     parser.add_argument("--eager", action="store_true", help="do not capture the decimation loop as a graph")
@@ -249,4 +250,5 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    # A simulation that ended with non-finite values is a failed run.
+    sys.exit(0 if main()["finite"] else 1)

@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from isaaclab_contrib.rl import PPO, PPOCfg
 from isaaclab_contrib.rl.ppo import ActorCritic
+from isaaclab_contrib.utils.cli import positive_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
 from configs.press_cloth_task import PressClothEnv, PressClothEnvCfg
@@ -128,10 +129,12 @@ def play(args) -> float:
 
 def main(argv: list[str] | None = None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--num-envs", type=int, default=16)
-    parser.add_argument("--iterations", type=int, default=120, help="PPO updates (each 32 env steps x num_envs)")
+    parser.add_argument("--num-envs", type=positive_int, default=16)
+    parser.add_argument(
+        "--iterations", type=positive_int, default=120, help="PPO updates (each 32 env steps x num_envs)"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--eval-rounds", type=int, default=2, help="evaluation episodes per env")
+    parser.add_argument("--eval-rounds", type=positive_int, default=2, help="evaluation episodes per env")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--output", default="output")
     parser.add_argument("--play", default=None, help="evaluate this checkpoint instead of training")

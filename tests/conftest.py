@@ -1,7 +1,9 @@
-"""Shared fixtures: the Warp devices the runtime tests run on."""
+"""Shared fixtures: the Warp devices the runtime tests run on, and a closed manager around every test."""
 
 import pytest
 import warp as wp
+
+from isaaclab_contrib.physics import NewtonManager
 
 
 def _devices() -> list:
@@ -15,3 +17,11 @@ def _devices() -> list:
 def device(request) -> str:
     """Warp device of a runtime test: ``"cpu"`` always, ``"cuda:0"`` too when a CUDA device is present."""
     return request.param
+
+
+@pytest.fixture(autouse=True)
+def _closed_manager():
+    """Every test starts and ends without an active simulation (the manager is a class-level singleton)."""
+    NewtonManager.close()
+    yield
+    NewtonManager.close()

@@ -18,7 +18,6 @@ from isaaclab_contrib.coupling import (
 from isaaclab_contrib.physics import (
     MJWarpSolverCfg,
     NewtonCfg,
-    NewtonManager,
     SimulationCfg,
     SimulationContext,
     SteelSolverCfg,
@@ -36,13 +35,6 @@ from isaaclab_contrib.scenes import add_pinned_cloth, replicate_envs
 M = NewtonCouplerManager
 DT = 1.0 / 480.0
 KP, KD, TARGET = 2.0, 0.3, 0.5  # [N*m/rad], [N*m*s/rad], [rad]
-
-
-@pytest.fixture(autouse=True)
-def _closed_manager():
-    NewtonManager.close()
-    yield
-    NewtonManager.close()
 
 
 def hinge_prototype() -> newton.ModelBuilder:

@@ -108,7 +108,8 @@ def test_contact_pairs_none_means_all_pairs_and_empty_means_none():
         ("rho", 0.0, ValueError, r"CouplerAdmmCfg\.rho must be > 0"),
         ("iterations", 0, ValueError, r"CouplerAdmmCfg\.iterations must be >= 1"),
         ("iterations", 2.5, TypeError, r"CouplerAdmmCfg\.iterations must be an integer"),
-        ("gamma", float("nan"), ValueError, r"CouplerAdmmCfg\.gamma must be finite"),
+        ("gamma", float("nan"), ValueError, r"CouplerAdmmCfg\.gamma must not be NaN"),
+        ("gamma", float("inf"), ValueError, r"CouplerAdmmCfg\.gamma must be finite"),
         ("rigid_contact_matching", "always", ValueError, r"rigid_contact_matching must be"),
         ("contact_matching_normal_dot_threshold", 2.0, ValueError, r"must be <= 1.0"),
         (

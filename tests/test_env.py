@@ -5,16 +5,8 @@ import pytest
 import torch
 
 from configs.press_cloth_task import PressClothEnv, PressClothEnvCfg
-from isaaclab_contrib.physics import NewtonManager
 
 N = 4
-
-
-@pytest.fixture(autouse=True)
-def _closed_manager():
-    NewtonManager.close()
-    yield
-    NewtonManager.close()
 
 
 def make(device: str, **kw) -> PressClothEnv:

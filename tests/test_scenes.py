@@ -8,15 +8,8 @@ from configs.box_on_cloth import BoxOnClothSceneCfg
 from configs.grains_on_cloth import GrainsOnClothSceneCfg, particle_ranges
 from configs.tool_in_sand import ToolInSandSceneCfg
 from isaaclab_contrib.coupling import NewtonCouplerManager as M
-from isaaclab_contrib.physics import NewtonCfg, NewtonManager, SimulationCfg, SimulationContext
+from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
 from isaaclab_contrib.scenes import get_scene
-
-
-@pytest.fixture(autouse=True)
-def _closed_manager():
-    NewtonManager.close()
-    yield
-    NewtonManager.close()
 
 
 def run_scene(name: str, scene_cfg, frames: int, device: str):

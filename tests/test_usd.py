@@ -7,7 +7,6 @@ from pxr import Gf, Usd, UsdGeom, UsdPhysics
 from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg, NewtonCouplerManager, resolve_entries
 from isaaclab_contrib.physics import (
     NewtonCfg,
-    NewtonManager,
     SimulationCfg,
     SimulationContext,
     SteelSolverCfg,
@@ -15,13 +14,6 @@ from isaaclab_contrib.physics import (
 )
 
 M = NewtonCouplerManager
-
-
-@pytest.fixture(autouse=True)
-def _closed_manager():
-    NewtonManager.close()
-    yield
-    NewtonManager.close()
 
 
 def make_stage(num_envs: int = 4) -> Usd.Stage:

@@ -70,6 +70,13 @@ class CoupledBinding(SolverBinding):
             for reason in binding_for(entry.solver_cfg).graph_blockers(entry.solver_cfg, device)
         ]
 
+    def masked_reset_blockers(self, cfg: CouplerCfg, world_count: int) -> list[str]:
+        return [
+            f"entry {entry.name!r}: {reason}"
+            for entry in cfg.entries
+            for reason in binding_for(entry.solver_cfg).masked_reset_blockers(entry.solver_cfg, world_count)
+        ]
+
     # ------------------------------------------------------------------ observables routing
     def allocate_observables(self, instance: Any, part: Any, kinds: frozenset[str], by_sensor: dict) -> Any:
         solver, plan = part.solver, part.info["coupling_plan"]
@@ -92,13 +99,6 @@ class CoupledBinding(SolverBinding):
         container = solver.observables(body_kinds)
         if CONTACT_F not in kinds:
             return container
-        if CONTACT_F in instance.session.legacy_kinds:
-            raise unsupported_observable(
-                manager,
-                CONTACT_F,
-                ["legacy request_extended_contact_attribute('force')"],
-                "a coupled solver has no model-wide contact forces (entries solve filtered contact buffers)",
-            )
         entry_contacts: dict[str, Any] = {}
         for record in instance.session.sensor_records():
             if CONTACT_F not in record.observable_kinds:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from isaaclab_contrib.physics.newton_manager import NewtonManager
+from isaaclab_contrib.physics.newton_vbd_manager import NewtonVBDManager
 
 from . import binding as _binding  # noqa: F401  (registers the coupled solver binding)
 from .coupler_cfg import CouplerAdmmCfg, CouplerProxyCfg
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["NewtonCouplerManager"]
 
 
-class NewtonCouplerManager(NewtonManager):
+class NewtonCouplerManager(NewtonVBDManager):
     """Couple named Newton solver entries through proxy or ADMM interfaces.
 
     The simulation's ``solver_cfg`` is a :class:`CouplerAdmmCfg` or :class:`CouplerProxyCfg`.

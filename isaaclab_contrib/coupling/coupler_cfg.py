@@ -3,21 +3,23 @@
 These classes are pure data. :func:`~isaaclab_contrib.coupling.resolve_entries` turns them into
 index lists over a finalized ``newton.Model`` and :func:`~isaaclab_contrib.coupling.build_coupled_solver`
 into Newton's ``SolverCoupledADMM`` / ``SolverCoupledProxy``. ``validate()`` checks everything that
-does not need a model; errors name the config class, the entry and the field.
+does not need a model, the entries' solver configs included; errors name the config class, the entry
+and the field. Numeric fields are checked from their annotation and the range declared in the
+class's ``_ranges`` (:mod:`isaaclab_contrib.utils.validation`).
 """
 
 from __future__ import annotations
 
-import math
 import numbers
 import re
-from collections.abc import Callable
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Literal
 
 from isaaclab_contrib.physics.collision_cfg import NewtonCollisionPipelineCfg
 from isaaclab_contrib.physics.model_cfg import NewtonModelCfg
 from isaaclab_contrib.physics.solver_cfg import NewtonModelSolverCfg, NewtonSolverCfg
 from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
+from isaaclab_contrib.utils.validation import check_fields, nested
 
 __all__ = [
     "CouplerAdmmCfg",
@@ -33,10 +35,6 @@ PROXY_MAX_ENTRIES = 2
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _is_real(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def _check_regex_list(value: Any, where: str) -> None:
@@ -63,24 +61,6 @@ def _check_index_list(value: Any, where: str) -> None:
         raise ValueError(f"{where} lists an index more than once")
 
 
-def _check_number(value: Any, where: str, *, low: float | None = None, strict: bool = False, high: float | None = None):
-    if not _is_real(value):
-        raise TypeError(f"{where} must be a number, got {type(value).__name__}")
-    if not math.isfinite(float(value)):
-        raise ValueError(f"{where} must be finite, got {value!r}")
-    if low is not None and (value <= low if strict else value < low):
-        raise ValueError(f"{where} must be {'>' if strict else '>='} {low}, got {value!r}")
-    if high is not None and value > high:
-        raise ValueError(f"{where} must be <= {high}, got {value!r}")
-
-
-def _check_positive_int(value: Any, where: str) -> None:
-    if not _is_int(value):
-        raise TypeError(f"{where} must be an integer, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{where} must be >= 1, got {value}")
-
-
 @configclass
 class CouplerEntryCfg:
     """One named sub-solver and the part of the model it owns.
@@ -90,6 +70,8 @@ class CouplerEntryCfg:
     Joints and shapes attached to the selected bodies follow by default; more shapes can be
     selected by label, and particles by index.
     """
+
+    _ranges: ClassVar[dict[str, str]] = {"substeps": ">= 1"}
 
     name: str = MISSING
     """Unique entry name; coupling interfaces refer to the entry by it."""
@@ -117,7 +99,7 @@ class CouplerEntryCfg:
     contract allows it, such as implicit MPM, which requires it."""
 
     def validate(self, owner: str = "CouplerEntryCfg") -> None:
-        """Check the entry without a model. *owner* prefixes error messages."""
+        """Check the entry and its solver config without a model. *owner* prefixes error messages."""
         check_missing(self)
         where = owner
         if not isinstance(self.name, str):
@@ -125,6 +107,7 @@ class CouplerEntryCfg:
         if not self.name.strip():
             raise ValueError(f"{where}.name must be a non-empty string")
         where = f"{owner}[{self.name!r}]"
+        check_fields(self, where)
         solver_cfg = self.solver_cfg
         if isinstance(solver_cfg, CouplerCfg):
             raise TypeError(
@@ -146,21 +129,13 @@ class CouplerEntryCfg:
                 f"{where}.solver_cfg: {type(solver_cfg).__name__} cannot be a coupled entry: "
                 f"{type(solver_cfg).coupled_entry_support}"
             )
+        with nested(f"{where}.solver_cfg"):
+            solver_cfg.validate()
         _check_regex_list(self.bodies, f"{where}.bodies")
         _check_index_list(self.particles, f"{where}.particles")
         _check_regex_list(self.shape_label_patterns, f"{where}.shape_label_patterns")
-        for flag in (
-            "all_particles",
-            "include_child_joints",
-            "include_body_shapes",
-            "include_static_shapes",
-            "in_place",
-        ):
-            if not isinstance(getattr(self, flag), bool):
-                raise TypeError(f"{where}.{flag} must be a bool, got {type(getattr(self, flag)).__name__}")
         if self.all_particles and self.particles:
             raise ValueError(f"{where}: set either all_particles=True or particles, not both")
-        _check_positive_int(self.substeps, f"{where}.substeps")
         if type(solver_cfg).requires_in_place and not self.in_place:
             raise ValueError(
                 f"{where}.in_place must be True: {type(solver_cfg).__name__} steps input and output state in "
@@ -179,6 +154,9 @@ class CouplerCfg(NewtonModelSolverCfg):
 
     Each body, particle, joint and shape belongs to at most one entry; unassigned elements stay
     outside every nested solver. Use :class:`CouplerAdmmCfg` or :class:`CouplerProxyCfg`.
+
+    :attr:`extra_solver_args` (inherited from the solver base config) must stay empty: the coupled
+    solvers take no extra arguments; set them on an entry's ``solver_cfg`` instead.
     """
 
     class_type: type | str = "isaaclab_contrib.coupling.coupler:NewtonCouplerManager"
@@ -193,7 +171,13 @@ class CouplerCfg(NewtonModelSolverCfg):
     def validate(self) -> None:
         """Check everything that does not need a model; raise ``TypeError`` / ``ValueError``."""
         cls = type(self).__name__
-        check_missing(self)
+        super().validate()
+        if isinstance(self.extra_solver_args, Mapping) and self.extra_solver_args:
+            raise ValueError(
+                f"{cls}.extra_solver_args={dict(self.extra_solver_args)!r}: the coupled solvers take no extra "
+                "arguments and the coupler never forwards them; set them on the entry's solver_cfg "
+                "(CouplerEntryCfg.solver_cfg.extra_solver_args) instead."
+            )
         if not isinstance(self.entries, (list, tuple)):
             raise TypeError(f"{cls}.entries must be a list of CouplerEntryCfg, got {type(self.entries).__name__}")
         if not self.entries:
@@ -206,10 +190,6 @@ class CouplerCfg(NewtonModelSolverCfg):
             if entry.name in names:
                 raise ValueError(f"{cls}.entries: entry name {entry.name!r} is used more than once")
             names.append(entry.name)
-        if self.model_cfg is not None:
-            if not isinstance(self.model_cfg, NewtonModelCfg):
-                raise TypeError(f"{cls}.model_cfg must be a NewtonModelCfg or None")
-            self.model_cfg.validate()
 
     def entry_names(self) -> list[str]:
         """Entry names in stepping order."""
@@ -219,6 +199,14 @@ class CouplerCfg(NewtonModelSolverCfg):
 @configclass
 class CouplerProxyMappingCfg:
     """One directed virtual-proxy mapping: source bodies/particles mirrored into a destination entry."""
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "mass_scale": "> 0",
+        "collide_interval": ">= 1",
+        "proxy_relaxation": ">= 0",
+        "proxy_relaxation_min": ">= 0",
+        "proxy_relaxation_max": ">= 0",
+    }
 
     source: str = MISSING
     """Name of the entry that owns the source bodies and particles."""
@@ -252,6 +240,7 @@ class CouplerProxyMappingCfg:
     def validate(self, owner: str = "CouplerProxyMappingCfg") -> None:
         """Check the mapping without a model."""
         check_missing(self)
+        check_fields(self, owner)
         for name in ("source", "destination"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"{owner}.{name} must be an entry name string")
@@ -272,16 +261,11 @@ class CouplerProxyMappingCfg:
         _check_index_list(self.particles, f"{owner}.particles")
         if not self.bodies and not self.particles:
             raise ValueError(f"{owner}: a proxy mapping needs at least one body or particle")
-        if self.mode not in ("lagged", "staggered"):
-            raise ValueError(f"{owner}.mode must be 'lagged' or 'staggered', got {self.mode!r}")
-        _check_number(self.mass_scale, f"{owner}.mass_scale", low=0.0, strict=True)
-        _check_number(self.proxy_relaxation, f"{owner}.proxy_relaxation", low=0.0)
-        if self.proxy_relaxation_mode not in ("fixed", "aitken"):
+        if self.proxy_relaxation_max < self.proxy_relaxation_min:
             raise ValueError(
-                f"{owner}.proxy_relaxation_mode must be 'fixed' or 'aitken', got {self.proxy_relaxation_mode!r}"
+                f"{owner}.proxy_relaxation_max={self.proxy_relaxation_max} must be >= "
+                f"proxy_relaxation_min={self.proxy_relaxation_min}"
             )
-        _check_number(self.proxy_relaxation_min, f"{owner}.proxy_relaxation_min", low=0.0)
-        _check_number(self.proxy_relaxation_max, f"{owner}.proxy_relaxation_max", low=self.proxy_relaxation_min)
         if self.proxy_relaxation_mode == "aitken" and not (
             self.proxy_relaxation_min <= self.proxy_relaxation <= self.proxy_relaxation_max
         ):
@@ -292,8 +276,10 @@ class CouplerProxyMappingCfg:
         pipeline = self.collision_pipeline
         if pipeline is not None and not isinstance(pipeline, NewtonCollisionPipelineCfg) and not callable(pipeline):
             raise TypeError(f"{owner}.collision_pipeline must be a NewtonCollisionPipelineCfg, a factory or None")
+        if isinstance(pipeline, NewtonCollisionPipelineCfg):
+            with nested(f"{owner}.collision_pipeline"):
+                pipeline.validate()
         if self.collide_interval is not None:
-            _check_positive_int(self.collide_interval, f"{owner}.collide_interval")
             if pipeline is None:
                 raise ValueError(
                     f"{owner}.collide_interval={self.collide_interval} needs collision_pipeline: without a proxy "
@@ -312,6 +298,8 @@ class CouplerProxyMappingCfg:
 class CouplerProxyCfg(CouplerCfg):
     """Newton's lagged-impulse virtual-proxy coupling (``SolverCoupledProxy``), at most two entries."""
 
+    _ranges: ClassVar[dict[str, str]] = {"iterations": ">= 1"}
+
     solver_type: str = "coupled_proxy"
     """Solver type metadata (deprecated): dispatch uses :attr:`class_type`; setting it warns."""
     proxies: list[CouplerProxyMappingCfg] = []
@@ -328,7 +316,6 @@ class CouplerProxyCfg(CouplerCfg):
                 f"{cls}.entries has {len(self.entries)} entries, but Newton's proxy coupler supports at most "
                 f"{PROXY_MAX_ENTRIES}; merge entries or use CouplerAdmmCfg."
             )
-        _check_positive_int(self.iterations, f"{cls}.iterations")
         if not isinstance(self.proxies, (list, tuple)):
             raise TypeError(f"{cls}.proxies must be a list of CouplerProxyMappingCfg")
         names = set(self.entry_names())
@@ -350,6 +337,23 @@ class CouplerAdmmCfg(CouplerCfg):
     Newton's defaults are kept. For stiff rigid-on-cloth contact, raise :attr:`rho`
     (tens) with a little :attr:`gamma` and :attr:`baumgarte`, and more :attr:`iterations`.
     """
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "iterations": ">= 1",
+        "rho": "> 0",
+        "gamma": ">= 0",
+        "baumgarte": ">= 0",
+        "joint_stiffness": ">= 0",
+        "joint_damping": ">= 0",
+        "joint_angular_stiffness": ">= 0",
+        "joint_angular_damping": ">= 0",
+        "joint_proximal_mass_scale": "> 0",
+        "contact_matching_pos_threshold": ">= 0",
+        "contact_matching_normal_dot_threshold": "[-1.0, 1.0]",
+        "contact_matching_force_scale": ">= 0",
+        "contact_max_triangle_pairs": ">= 1",
+        "contact_reduction_hashtable_size_factor": "> 0",
+    }
 
     solver_type: str = "coupled_admm"
     """Solver type metadata (deprecated): dispatch uses :attr:`class_type`; setting it warns."""
@@ -396,41 +400,6 @@ class CouplerAdmmCfg(CouplerCfg):
         super().validate()
         cls = type(self).__name__
         names = set(self.entry_names())
-        _check_positive_int(self.iterations, f"{cls}.iterations")
-        _check_number(self.rho, f"{cls}.rho", low=0.0, strict=True)
-        for name in (
-            "gamma",
-            "baumgarte",
-            "joint_stiffness",
-            "joint_damping",
-            "joint_angular_stiffness",
-            "joint_angular_damping",
-            "contact_matching_force_scale",
-        ):
-            _check_number(getattr(self, name), f"{cls}.{name}", low=0.0)
-        _check_number(self.joint_proximal_mass_scale, f"{cls}.joint_proximal_mass_scale", low=0.0, strict=True)
-        if self.rigid_contact_matching not in ("disabled", "latest", "sticky"):
-            raise ValueError(
-                f"{cls}.rigid_contact_matching must be 'disabled', 'latest' or 'sticky', got {self.rigid_contact_matching!r}"
-            )
-        if self.contact_matching_pos_threshold is not None:
-            _check_number(self.contact_matching_pos_threshold, f"{cls}.contact_matching_pos_threshold", low=0.0)
-        if self.contact_matching_normal_dot_threshold is not None:
-            _check_number(
-                self.contact_matching_normal_dot_threshold,
-                f"{cls}.contact_matching_normal_dot_threshold",
-                low=-1.0,
-                high=1.0,
-            )
-        if self.contact_max_triangle_pairs is not None:
-            _check_positive_int(self.contact_max_triangle_pairs, f"{cls}.contact_max_triangle_pairs")
-        if self.contact_reduction_hashtable_size_factor is not None:
-            _check_number(
-                self.contact_reduction_hashtable_size_factor,
-                f"{cls}.contact_reduction_hashtable_size_factor",
-                low=0.0,
-                strict=True,
-            )
         if self.joint_proximal_destination_entries is not None:
             if not isinstance(self.joint_proximal_destination_entries, (list, tuple)):
                 raise TypeError(f"{cls}.joint_proximal_destination_entries must be a list of entry names or None")

@@ -421,6 +421,24 @@ def resolve_coupling(model: newton.Model, cfg: CouplerCfg, *, warn: bool = True)
     plan.unowned_particles = [int(i) for i in np.nonzero(particle_owner < 0)[0]]
     plan.static_shapes = [int(i) for i in static_shapes]
 
+    # Unowned dynamic bodies and particles are stepped by no solver: they stay where they are.
+    for kind, unowned, masses in (
+        ("bodies", plan.unowned_bodies, model.body_mass),
+        ("particles", plan.unowned_particles, model.particle_mass),
+    ):
+        if not unowned:
+            continue
+        mass = masses.numpy()[np.asarray(unowned, dtype=np.int64)]
+        dynamic = [i for i, m in zip(unowned, mass, strict=True) if m > 0.0]
+        if dynamic:
+            singular = "body" if kind == "bodies" else "particle"
+            examples = ", ".join(data.describe(singular, i) for i in dynamic[:2])
+            plan.warnings.append(
+                f"{cls}: {len(dynamic)} dynamic {kind} belong to no entry and will not move ({examples}"
+                f"{', ...' if len(dynamic) > 2 else ''}). Select them in an entry (bodies / particles / "
+                f"all_particles), or give them zero mass if they are meant to stay fixed."
+            )
+
     if static_shapes.size and not np.any(shape_owner[static_shapes] >= 0):
         blind = [name for name, own in entries.items() if not own.sees_static_shapes]
         if blind:

@@ -13,21 +13,35 @@ Subclasses implement :meth:`_build_scene`, :meth:`_coupler_cfg`, :meth:`_apply_a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 import warp as wp
 
 from isaaclab_contrib.coupling import NewtonCouplerManager
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
-from isaaclab_contrib.utils.configclass import configclass
+from isaaclab_contrib.utils.configclass import check_missing, configclass
+from isaaclab_contrib.utils.validation import check_device_alias, check_fields
 
 __all__ = ["CoupledDirectEnv", "CoupledDirectEnvCfg"]
 
 
 @configclass
 class CoupledDirectEnvCfg:
-    """Settings shared by coupled direct-workflow envs."""
+    """Settings shared by coupled direct-workflow envs.
+
+    ``validate()`` checks every field against its type and the range declared in ``_ranges``; a task
+    config subclassing it declares the ranges of its own numeric fields there too.
+    """
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "num_envs": ">= 1",
+        "dt": "> 0",
+        "decimation": ">= 1",
+        "num_substeps": ">= 1",
+        "episode_length_s": "> 0",
+        "seed": ">= 0",
+    }
 
     num_envs: int = 16
     """Number of parallel envs (Newton worlds) [count]."""
@@ -40,11 +54,17 @@ class CoupledDirectEnvCfg:
     episode_length_s: float = 2.0
     """Episode length before truncation [s]."""
     device: str = "cpu"
-    """Warp / torch device."""
+    """Warp / torch device alias: ``"cpu"``, ``"cuda"`` or ``"cuda:N"``."""
     use_graph: bool = True
     """Capture the decimation loop as a graph (``NewtonCfg.use_cuda_graph``)."""
     seed: int = 0
-    """Seed of the env's random reset draws."""
+    """Seed of the env's random reset draws (>= 0)."""
+
+    def validate(self) -> None:
+        """Check unset fields, every field's type and range, and the device alias."""
+        check_missing(self)
+        check_fields(self)
+        check_device_alias(self.device, f"{type(self).__name__}.device")
 
 
 class CoupledDirectEnv:

@@ -8,6 +8,7 @@ from .mjwarp_cfg import MJWarpSolverCfg
 from .model_cfg import NewtonModelCfg
 from .mpm_cfg import MPMSolverCfg
 from .semi_implicit_cfg import SemiImplicitSolverCfg
+from .shape_cfg import NewtonShapeCfg
 from .simulation_cfg import NewtonCfg, SimulationCfg
 from .solver_cfg import NewtonModelSolverCfg, NewtonSolverCfg, SolverConfigError, resolve_class
 from .steel_cfg import SteelSolverCfg
@@ -25,7 +26,9 @@ __all__ = [
     "NewtonManager",
     "NewtonModelCfg",
     "NewtonModelSolverCfg",
+    "NewtonShapeCfg",
     "NewtonSolverCfg",
+    "NewtonVBDManager",
     "PhysicsEvent",
     "SemiImplicitSolverCfg",
     "SimulationCfg",
@@ -38,4 +41,5 @@ __all__ = [
 ]
 
 from .newton_manager import NewtonManager
+from .newton_vbd_manager import NewtonVBDManager
 from .simulation_context import SimulationContext

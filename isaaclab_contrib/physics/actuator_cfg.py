@@ -19,11 +19,11 @@ Gains and limits are per joint DOF in the joint's units: revolute joints in [N*m
 
 from __future__ import annotations
 
-import math
-import numbers
 import re
+from typing import ClassVar
 
 from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
+from isaaclab_contrib.utils.validation import check_fields
 
 __all__ = [
     "ActuatorBaseCfg",
@@ -34,22 +34,11 @@ __all__ = [
 ]
 
 
-def _check_number(owner: str, name: str, value, *, positive: bool = False, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{owner}.{name} must be a number, got {type(value).__name__}")
-    if math.isnan(value):
-        raise ValueError(f"{owner}.{name} must not be NaN")
-    if positive and not value > 0.0:
-        raise ValueError(f"{owner}.{name} must be > 0, got {value}")
-    if not positive and value < 0.0:
-        raise ValueError(f"{owner}.{name} must be >= 0, got {value}")
-
-
 @configclass
 class ActuatorBaseCfg:
     """Joints of one actuator group and their PD gains and limits."""
+
+    _ranges: ClassVar[dict[str, str]] = {"stiffness": ">= 0", "damping": ">= 0", "effort_limit": "(0, inf]"}
 
     joint_names_expr: list[str] = MISSING
     """Regexes matched in full against joint names (the last component of the joint label), e.g.
@@ -60,12 +49,13 @@ class ActuatorBaseCfg:
     damping: float = MISSING
     """Velocity gain [N*m*s/rad] (revolute) or [N*s/m] (prismatic)."""
     effort_limit: float | None = None
-    """Largest effort the actuator applies [N*m] or [N]; ``None``: unlimited."""
+    """Largest effort the actuator applies [N*m] or [N], > 0; ``None`` (or ``inf``): unlimited."""
 
     def validate(self) -> None:
         """Check types and ranges; errors name the config class and field."""
         owner = type(self).__name__
         check_missing(self)
+        check_fields(self)
         if isinstance(self.joint_names_expr, str) or not isinstance(self.joint_names_expr, (list, tuple)):
             raise TypeError(f"{owner}.joint_names_expr must be a list of regex strings, got {self.joint_names_expr!r}")
         if not self.joint_names_expr:
@@ -77,13 +67,6 @@ class ActuatorBaseCfg:
                 re.compile(expr)
             except re.error as err:
                 raise ValueError(f"{owner}.joint_names_expr[{i}]={expr!r} is not a valid regex: {err}") from err
-        _check_number(owner, "stiffness", self.stiffness)
-        _check_number(owner, "damping", self.damping)
-        _check_number(owner, "effort_limit", self.effort_limit, positive=True, allow_none=True)
-        for name in ("stiffness", "damping", "effort_limit"):
-            value = getattr(self, name)
-            if value is not None and math.isinf(value) and name != "effort_limit":
-                raise ValueError(f"{owner}.{name} must be finite, got {value}")
 
 
 @configclass
@@ -98,19 +81,12 @@ class DCMotorCfg(IdealPDActuatorCfg):
     """Explicit PD with a DC motor's torque-speed curve: the effort is clipped to
     ``saturation_effort * (1 -+ qd / velocity_limit)`` (and to ``effort_limit`` when set)."""
 
+    _ranges: ClassVar[dict[str, str]] = {"saturation_effort": "> 0", "velocity_limit": "> 0"}
+
     saturation_effort: float = MISSING
     """Stall effort of the motor at zero speed [N*m] or [N]."""
     velocity_limit: float = MISSING
     """No-load speed of the motor [rad/s] or [m/s]."""
-
-    def validate(self) -> None:
-        super().validate()
-        owner = type(self).__name__
-        _check_number(owner, "saturation_effort", self.saturation_effort, positive=True)
-        _check_number(owner, "velocity_limit", self.velocity_limit, positive=True)
-        for name in ("saturation_effort", "velocity_limit"):
-            if math.isinf(getattr(self, name)):
-                raise ValueError(f"{owner}.{name} must be finite")
 
 
 @configclass
@@ -121,16 +97,10 @@ class DelayedPDActuatorCfg(IdealPDActuatorCfg):
     The delay buffer of an env is cleared when that env is reset.
     """
 
+    _ranges: ClassVar[dict[str, str]] = {"delay_steps": ">= 1"}
+
     delay_steps: int = 1
     """Input delay [physics steps] (>= 1)."""
-
-    def validate(self) -> None:
-        super().validate()
-        owner = type(self).__name__
-        if isinstance(self.delay_steps, bool) or not isinstance(self.delay_steps, numbers.Integral):
-            raise TypeError(f"{owner}.delay_steps must be an integer [physics steps], got {self.delay_steps!r}")
-        if self.delay_steps < 1:
-            raise ValueError(f"{owner}.delay_steps must be >= 1, got {self.delay_steps}")
 
 
 @configclass
@@ -140,9 +110,8 @@ class ImplicitActuatorCfg(ActuatorBaseCfg):
     implicitly from ``control.joint_target_q`` / ``joint_target_qd``. No actuator stage runs and
     ``control.joint_f`` is not written. Solvers that ignore joint drives (e.g. VBD, XPBD) ignore it."""
 
-    velocity_limit: float | None = None
-    """Joint velocity limit handed to the solver [rad/s] or [m/s]; ``None``: keep the model's."""
+    _ranges: ClassVar[dict[str, str]] = {"velocity_limit": "(0, inf]"}
 
-    def validate(self) -> None:
-        super().validate()
-        _check_number(type(self).__name__, "velocity_limit", self.velocity_limit, positive=True, allow_none=True)
+    velocity_limit: float | None = None
+    """Joint velocity limit handed to the solver [rad/s] or [m/s], > 0 (``inf``: unlimited); ``None``: keep
+    the model's."""

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import warp as wp
 
 from .featherstone_cfg import FeatherstoneSolverCfg
 from .kamino_cfg import KaminoSolverCfg
 from .mjwarp_cfg import MJWarpSolverCfg
 from .mpm_cfg import MPMSolverCfg
+from .mpm_colliders import presenting_hulls_as_meshes
 from .semi_implicit_cfg import SemiImplicitSolverCfg
 from .sensors import CONTACT_F, new_contact_sensor, unsupported_observable
 from .solver_cfg import NewtonSolverCfg
@@ -51,8 +53,8 @@ class SolverBinding:
 
     reset_policy: str = (
         "full reset: states back to their initial values, solver rebuilt; masked reset / FK invalidation: "
-        "FK of the written joint coordinates, then solver.reset(state, world_mask) clears solver-owned buffers "
-        "of those worlds"
+        "FK of the written joint coordinates, then solver.reset(state, world_mask, flags=StateFlags.NONE) clears "
+        "the solver-owned buffers of those worlds and keeps the joint, body and particle state that was written"
     )
     """What a full reset, a masked reset and an FK invalidation do with this solver (documentation)."""
 
@@ -126,6 +128,12 @@ class SolverBinding:
         del cfg, device
         return []
 
+    # ------------------------------------------------------------------ resets
+    def masked_reset_blockers(self, cfg: NewtonSolverCfg, world_count: int) -> list[str]:
+        """Reasons the solver cannot reset some worlds but not others (empty: it can)."""
+        del cfg, world_count
+        return []
+
 
 class _FromConfigDataclass(SolverBinding):
     """Solvers configured through a nested ``SolverClass.Config`` dataclass."""
@@ -166,13 +174,35 @@ class MuJoCoBinding(SolverBinding):
 
 
 class VBDBinding(SolverBinding):
-    """VBD sweeps particles by graph colour: the builder is coloured before finalization unless it already is."""
+    """VBD sweeps particles and rigid bodies by graph colour: the builder is coloured before finalization.
+
+    ``SolverVBD`` needs ``particle_color_groups`` when the model has particles and ``body_color_groups``
+    when it integrates rigid bodies (cables and other jointed bodies included). Newton's
+    ``ModelBuilder.color()`` computes both; a colouring that already covers every particle (or body) is
+    kept as it is, so a builder coloured for its cloth but not for bodies added later gets body colours
+    only, and a user's own colouring is not replaced.
+    """
 
     family = "vbd"
 
+    @staticmethod
+    def _covers(groups: Any, count: int) -> bool:
+        """Whether the colour *groups* hold every index in ``[0, count)`` exactly once."""
+        ids = [np.asarray(group, dtype=np.int64).ravel() for group in groups]
+        ids = np.concatenate(ids) if ids else np.empty(0, dtype=np.int64)
+        return ids.size == count and np.array_equal(np.sort(ids), np.arange(count))
+
     def prepare_builder(self, cfg: VBDSolverCfg, builder: newton.ModelBuilder) -> None:
-        if builder.particle_count > 0 and not builder.particle_color_groups:
-            builder.color(include_bending=cfg.color_include_bending)
+        particles_done = self._covers(builder.particle_color_groups, builder.particle_count)
+        bodies_done = self._covers(builder.body_color_groups, builder.body_count)
+        if particles_done and bodies_done:
+            return
+        kept_particles, kept_bodies = builder.particle_color_groups, builder.body_color_groups
+        builder.color(include_bending=cfg.color_include_bending)  # colours particles and bodies
+        if particles_done:
+            builder.particle_color_groups = kept_particles
+        if bodies_done:
+            builder.body_color_groups = kept_bodies
 
 
 class MPMBinding(_FromConfigDataclass):
@@ -185,6 +215,27 @@ class MPMBinding(_FromConfigDataclass):
     """
 
     family = "implicit_mpm"
+
+    def masked_reset_blockers(self, cfg: MPMSolverCfg, world_count: int) -> list[str]:
+        if cfg.separate_worlds or world_count <= 1:
+            return []
+        return [
+            f"MPMSolverCfg.separate_worlds=False: the {world_count} worlds share one grid, whose warm starts Newton "
+            "cannot clear for some worlds only; set separate_worlds=True or reset every world"
+        ]
+
+    def build(self, cfg: MPMSolverCfg, model: Any) -> newton.solvers.SolverBase:
+        """Build ``SolverImplicitMPM``, its convex-hull colliders presented as triangle meshes.
+
+        Newton 1.8's implicit MPM has no collider branch for ``CONVEX_MESH`` (``Shape type 10 not
+        supported``) although a hull is a mesh; see :func:`~.mpm_colliders.presenting_hulls_as_meshes`.
+
+        Raises:
+            ValueError: The solver would collide with a shape type it cannot turn into a collider
+                (heightfield, ellipsoid, Gaussian); the message names the shape and the types that work.
+        """
+        with presenting_hulls_as_meshes(model):
+            return super().build(cfg, model)
 
     def needs_collision_pipeline(self, cfg: MPMSolverCfg) -> bool:
         del cfg

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from isaaclab_contrib.utils.configclass import configclass
 
@@ -19,6 +19,14 @@ __all__ = ["NewtonCollisionPipelineCfg"]
 @configclass
 class NewtonCollisionPipelineCfg:
     """Arguments of :class:`newton.CollisionPipeline`; ``None`` keeps Newton's default."""
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "rigid_contact_max": ">= 0",
+        "soft_contact_max": ">= 0",
+        "soft_contact_margin": ">= 0",
+        "soft_contact_gap": ">= 0",
+        "max_triangle_pairs": ">= 1",
+    }
 
     broad_phase: Literal["nxn", "sap", "explicit"] | None = None
     """Broad phase algorithm; ``None`` lets Newton choose."""
@@ -47,6 +55,7 @@ class NewtonCollisionPipelineCfg:
         """Return the constructor arguments, checked against the installed ``CollisionPipeline``."""
         import newton
 
+        self.validate()
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "extra_args"}
         values.update(self.extra_args or {})
         accepted = set(inspect.signature(newton.CollisionPipeline.__init__).parameters) - {"self", "model"}

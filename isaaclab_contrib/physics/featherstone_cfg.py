@@ -16,6 +16,11 @@ class FeatherstoneSolverCfg(NewtonSolverCfg):
     """Newton's Featherstone articulated-body solver (explicit, penalty contacts). Consumes pipeline contacts."""
 
     solver_class_path: ClassVar[str] = "newton.solvers:SolverFeatherstone"
+    _ranges: ClassVar[dict[str, str]] = {
+        "angular_damping": ">= 0",
+        "update_mass_matrix_interval": ">= 1",
+        "friction_smoothing": ">= 0",
+    }
 
     angular_damping: float = 0.05
     """Angular velocity damping of free bodies [1/s]."""

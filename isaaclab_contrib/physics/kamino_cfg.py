@@ -28,6 +28,7 @@ class KaminoSolverCfg(NewtonSolverCfg):
     _local_fields: ClassVar[frozenset[str]] = frozenset(
         {"extra_solver_args", *(f"{name}_overrides" for name in _NESTED)}
     )
+    _ranges: ClassVar[dict[str, str]] = {"angular_velocity_damping": "[0, 1]"}
 
     use_collision_detector: bool = False
     """Use Kamino's own collision detector instead of Newton pipeline contacts."""
@@ -40,7 +41,7 @@ class KaminoSolverCfg(NewtonSolverCfg):
     rotation_correction: Literal["twopi", "continuous", "none"] = "twopi"
     """Joint angle wrap-around handling."""
     angular_velocity_damping: float = 0.0
-    """Angular velocity damping [1/s]."""
+    """Angular velocity damping factor [dimensionless], in [0, 1]."""
     sparse_dynamics: bool = False
     """Use sparse dynamics matrices."""
     constraints_overrides: dict[str, Any] = {}

@@ -2,15 +2,19 @@
 
 They register requests on the active session (:class:`~.session.ManagerSession`); the simulation
 instance creates the Newton sensors, unions their observable kinds with legacy
-``request_extended_*`` requests, allocates ONE observables container before capture and runs
-the sensor updates as the last stage of the step program (see ``simulation_instance.py``). The
+``request_extended_*`` requests and the kinds of ``request_observables()``, allocates ONE
+observables container before capture (``get_observables()``), forwards the legacy extended
+attributes to the states and contacts, and runs the sensor updates as the last stage of the step
+program (see ``simulation_instance.py``). The
 only thing this mixin needs from the class it is mixed into is :meth:`SensorMethods._active`.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import warp as wp
@@ -18,10 +22,14 @@ import warp as wp
 from .sensors import (
     BODY_QDD,
     CONTACT_F,
+    COUPLED_MODEL_WIDE_KINDS,
+    ContactSensorKey,
     SensorRecord,
     combine_patterns,
+    contact_sensor_key,
     legacy_contact_kind,
     legacy_state_kind,
+    normalize_observable_kinds,
 )
 
 if TYPE_CHECKING:
@@ -42,57 +50,175 @@ class SensorMethods:
 
     @classmethod
     def cl_register_site(cls, body_pattern: str | None, xform: Any, *, per_world: bool = False) -> str:
-        """Request a site on every body whose label matches *body_pattern*, injected before finalization.
+        """Request a site, injected into the model before finalization (sensors call this while authoring).
 
         Args:
             body_pattern: Regex matched (full match) against full body labels, or against their tail
-                after a ``/`` (so prototype-local patterns such as ``"Robot/link.*"`` work too).
-                ``None`` creates one global site at *xform* in the world frame.
-            xform: Site transform relative to the body (``wp.transform``) [m, quaternion].
-            per_world: Not supported kitless (there is no replication step to inject into); raises.
+                after a ``/`` (so prototype-local patterns such as ``"Robot/link.*"`` work too): one site
+                on every matching body. ``None``: a bodyless site.
+            xform: Site transform relative to the body, or to the world frame for a bodyless site
+                (``wp.transform``) [m, quaternion].
+            per_world: One bodyless site in each env's frame (*body_pattern* must be ``None``). Kitless,
+                the replication step is :func:`isaaclab_contrib.scenes.replicate_envs`: register the site
+                before replicating, and it is added to the prototype so every env gets a copy, labelled
+                ``"/World/envs/env_{i}/{suffix}"``. ``sim.reset()`` checks that every world got one.
 
         Returns:
-            The site label suffix: sites are labelled ``"{body_label}/{suffix}"`` (or ``suffix`` for a
-            global site). Identical requests share one suffix.
+            The site label suffix: sites are labelled ``"{body_label}/{suffix}"``, ``"{env}/{suffix}"``
+            (per world) or ``suffix`` (one global site). Identical requests share one suffix.
         """
-        if per_world:
-            raise NotImplementedError(
-                f"{cls.__name__}.cl_register_site(per_world=True) needs replication-time injection, which the "
-                "kitless manager does not have; register a body-attached site per env instead."
-            )
         session = cls._active()
         session.require(session.instance is None, "cl_register_site must be called before start_simulation()")
+        if per_world and body_pattern is not None:
+            raise ValueError(f"{cls.__name__}.cl_register_site: per_world=True needs body_pattern=None")
         if body_pattern is not None:
             _check_regex(body_pattern, f"{cls.__name__}.cl_register_site: body_pattern")
-        key = (body_pattern, tuple(float(v) for v in xform))
+        try:
+            values = tuple(float(v) for v in xform)
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"{cls.__name__}.cl_register_site: xform must be a wp.transform, got {xform!r}") from err
+        if len(values) != 7 or not all(math.isfinite(v) for v in values):
+            raise ValueError(f"{cls.__name__}.cl_register_site: xform must be 7 finite numbers, got {values}")
+        key = (body_pattern, bool(per_world), values)
         if key not in session.site_requests:
             session.site_requests[key] = f"site_{len(session.site_requests)}"
         return session.site_requests[key]
 
     @classmethod
-    def request_extended_state_attribute(cls, attr: str) -> None:
-        """Deprecated: request a solver-produced state array (``"body_qdd"``, ``"body_parent_f"``).
+    def cl_inject_sites(cls, prototype: Any) -> int:
+        """Add the pending per-world site requests to *prototype* before it is replicated into the envs.
 
-        Mapped to the observable kind and added to the union the manager allocates; warns.
+        Called by :func:`isaaclab_contrib.scenes.replicate_envs`; a no-op without an active simulation.
+        Returns the number of sites added.
         """
-        cls._add_legacy_kind(legacy_state_kind(attr))
+        from .newton_manager import NewtonManager
+
+        session = NewtonManager._session
+        if session is None:
+            return 0
+        added = 0
+        for (pattern, per_world, xform), suffix in session.site_requests.items():
+            if per_world and pattern is None:
+                prototype.add_site(-1, xform=wp.transform(xform[:3], xform[3:]), label=suffix)
+                added += 1
+        return added
+
+    @classmethod
+    def request_extended_state_attribute(cls, attr: str) -> None:
+        """Request an extended state attribute (deprecated in Newton 1.7; warns ``DeprecationWarning``).
+
+        Args:
+            attr: A name of ``newton.State.EXTENDED_ATTRIBUTES``: ``"body_qdd"``, ``"body_parent_f"`` or
+                ``"mujoco:qfrc_actuator"``. Other names raise a ``ValueError`` listing these.
+
+        The request is forwarded: at ``sim.reset()`` (at once when the simulation runs: the observables
+        are allocated again and the step re-captured) the attribute is allocated on ``get_state_0()``,
+        ``get_state_1()`` and the initial state and requested on the model, so every later
+        ``model.state()`` has it too. It is also mapped to the solver observable kind that replaces it
+        (``body_qdd``, ``body_parent_f``, ``qfrc_actuator``), which joins the observables union, so the
+        solver must be able to produce it (``sim.reset()`` raises otherwise) and the value can be read
+        from :meth:`get_observables`.
+
+        Which solvers fill the state attribute: a standalone solver that produces the kind writes it into
+        its output state on every substep (MuJoCo-Warp: all three; Kamino: ``body_qdd``; Steel, XPBD,
+        Featherstone: ``body_parent_f``). On a coupled scene only ``body_qdd`` / ``body_parent_f`` map
+        to the union (Newton's coupled solver gathers them into the observables when every entry that
+        owns bodies produces them), and the coupled solver does not write them into the parent state: the
+        state attribute is allocated but stays zero; read :meth:`get_observables` instead.
+        ``mujoco:qfrc_actuator`` on a coupled scene is only allocated.
+        """
+        kind = legacy_state_kind(attr)
+        cls._add_legacy_request("legacy_state_attributes", attr, kind)
 
     @classmethod
     def request_extended_contact_attribute(cls, attr: str) -> None:
-        """Deprecated: request a solver-produced contact array (``"force"``); mapped to ``contact_f``; warns."""
-        cls._add_legacy_kind(legacy_contact_kind(attr))
+        """Request an extended contact attribute (deprecated in Newton 1.7; warns ``DeprecationWarning``).
+
+        Args:
+            attr: A name of ``newton.Contacts.EXTENDED_ATTRIBUTES`` (``"force"``); others raise a ``ValueError``.
+
+        The request is forwarded: at ``sim.reset()`` (at once when the simulation runs) the collision
+        pipeline's contacts (:meth:`get_contacts`) get ``Contacts.force`` (``rigid_contact_max +
+        soft_contact_max`` spatial forces) and the model requests it, so later contacts have it too.
+
+        With a standalone solver it is also mapped to ``contact_f``, which joins the observables union
+        (the solver must produce contact forces and consume pipeline contacts, or ``sim.reset()``
+        raises); MuJoCo-Warp, XPBD and Kamino copy their ``contact_f`` into ``Contacts.force`` on the
+        last substep of each physics step, other solvers leave it zero (read :meth:`get_observables`).
+        On a coupled scene there are no model-wide contact forces (entries solve filtered contact
+        buffers), so ``contact_f`` is not required: ``Contacts.force`` is allocated on the parent
+        contacts (and Newton's coupled solver mirrors it on every entry's filtered buffer) but not
+        filled: the coupled solver gathers no contact rows into the parent buffer and re-filters
+        (zeroes) the entry buffers on every entry step. Use :meth:`add_contact_sensor` for contact
+        forces on coupled scenes (it reads the owning entry solver's ``contact_f``).
+        """
+        kind = legacy_contact_kind(attr)
+        cls._add_legacy_request("legacy_contact_attributes", attr, kind)
 
     @classmethod
-    def _add_legacy_kind(cls, kind: str) -> None:
+    def _add_legacy_request(cls, slot: str, attr: str, kind: str | None) -> None:
+        """Record a legacy attribute and, where the simulation can produce it model-wide, its kind."""
         session = cls._active()
-        if kind in session.legacy_kinds:
+        cfgs = session.binding.solver_cfgs(session.solver_cfg)
+        coupled = len(cfgs) != 1 or cfgs[0] is not session.solver_cfg
+        if coupled and kind not in COUPLED_MODEL_WIDE_KINDS:
+            kind = None  # not available model-wide on a coupled scene: forward the attribute only
+        attributes: set[str] = getattr(session, slot)
+        new_attr = attr not in attributes
+        new_kind = kind is not None and kind not in session.legacy_kinds
+        if not (new_attr or new_kind):
             return
-        session.legacy_kinds.add(kind)
+        attributes.add(attr)
+        if new_kind:
+            session.legacy_kinds.add(kind)
         try:
-            cls._sensors_changed(f"legacy request for {kind!r}")
+            cls._sensors_changed(f"legacy request for {attr!r}")
         except BaseException:
-            session.legacy_kinds.discard(kind)
+            if new_attr:
+                attributes.discard(attr)
+            if new_kind:
+                session.legacy_kinds.discard(kind)
             raise
+
+    @classmethod
+    def request_observables(cls, kinds: str | Iterable[str]) -> None:
+        """Request solver observable kinds, read through :meth:`get_observables` (one container for everything).
+
+        Args:
+            kinds: A kind or kinds Newton's solvers declare (``SolverBase.ObservableKind`` and the solvers'
+                own: ``"body_qdd"``, ``"body_parent_f"``, ``"contact_f"``, MuJoCo's ``"qfrc_actuator"``,
+                ``"qfrc_bias"``, ``"qfrc_constraint"``, ``"qfrc_frictionloss"``, ``"overflow"``, Steel's
+                ``"body_awake"``...). Unknown strings raise a ``ValueError`` naming the valid ones.
+
+        The kinds join the union the manager allocates once (with the sensors' kinds) before the step
+        is captured; :meth:`get_observables` returns the container and its arrays
+        (``get_observables().qfrc_bias``...) are filled on the last solver substep of each physics step
+        (``body_qdd`` on every substep), inside the captured graph. Called before ``sim.reset()`` the
+        kinds are checked there; called after it, the container is allocated again and the step
+        re-captured at once (like a late sensor): read the arrays from the new container.
+
+        The running solver must list every kind in its ``supported_observables`` (contact kinds also
+        need pipeline contacts). A coupled solver exposes only ``body_qdd`` / ``body_parent_f``, when
+        every entry that owns bodies produces them. Otherwise ``sim.reset()`` (or this call, after
+        reset) raises an :class:`~.sensors.ObservablesUnsupportedError` (a ``ValueError``) naming the
+        kinds, the solver (or entries) and what they support, and nothing stays requested.
+        """
+        session = cls._active()
+        wanted = normalize_observable_kinds(kinds, f"{cls.__name__}.request_observables")
+        new = wanted - session.observable_requests
+        if not new:
+            return
+        session.observable_requests |= new
+        try:
+            cls._sensors_changed(f"request_observables({sorted(new)})")
+        except BaseException:
+            session.observable_requests -= new
+            raise
+
+    @classmethod
+    def get_requested_observables(cls) -> frozenset[str]:
+        """The kinds requested with :meth:`request_observables` in this session."""
+        return frozenset(cls._active().observable_requests)
 
     @classmethod
     def add_imu_sensor(cls, sites: list[int] | str) -> int:
@@ -125,12 +251,17 @@ class SensorMethods:
         contact_partners_body_expr: str | list[str] | None = None,
         contact_partners_shape_expr: str | list[str] | None = None,
         verbose: bool = False,
-    ) -> tuple:
+    ) -> ContactSensorKey:
         """Add a ``newton.sensors.SensorContact`` for bodies or shapes; returns its key.
 
         Expressions are Isaac Lab regexes (``.*``, full USD paths) matched in full against labels;
-        they are compiled (a list becomes an alternation) rather than turned into globs. The
-        returned tuple of compiled patterns is the key of :meth:`get_contact_sensor`. Needs ``contact_f``.
+        they are compiled (a list becomes an alternation) rather than turned into globs.
+
+        Returns:
+            The key of :meth:`get_contact_sensor` and :meth:`contact_total_force`: the tuple of the four
+            expressions as given, ``(body_names_expr, shape_names_expr, contact_partners_body_expr,
+            contact_partners_shape_expr)``, with lists turned into tuples so the key is hashable. Adding
+            a sensor with the same expressions returns the same key (one sensor). Needs ``contact_f``.
         """
         if body_names_expr is None and shape_names_expr is None:
             raise ValueError("add_contact_sensor: give body_names_expr or shape_names_expr")
@@ -145,12 +276,13 @@ class SensorMethods:
                 patterns.append(combine_patterns(expr))
             except (TypeError, re.error) as err:
                 raise ValueError(f"{cls.__name__}.add_contact_sensor: {field_name}={expr!r} is invalid: {err}") from err
-        key = tuple(patterns)
+        key = contact_sensor_key(exprs)
         if key in session.contact_sensors:
             return key
         name = f"contact[{body_names_expr or shape_names_expr!r}]"
+        # The record keeps the compiled patterns (under "key", which the bindings read) for matching.
         record = SensorRecord(
-            "contact", name, {"key": key, "verbose": verbose}, observable_kinds=frozenset({CONTACT_F})
+            "contact", name, {"key": tuple(patterns), "verbose": verbose}, observable_kinds=frozenset({CONTACT_F})
         )
         session.contact_sensors[key] = record
         cls._sensor_added(record, lambda: session.contact_sensors.pop(key))
@@ -194,8 +326,11 @@ class SensorMethods:
         return runtime.sensor if runtime else None
 
     @classmethod
-    def get_contact_sensor(cls, key: tuple):
-        """The Newton ``SensorContact`` for the key returned by :meth:`add_contact_sensor`; ``None`` before reset."""
+    def get_contact_sensor(cls, key: ContactSensorKey):
+        """The Newton ``SensorContact`` for the key returned by :meth:`add_contact_sensor` (the four expressions;
+        lists may be given as lists); ``None`` before reset."""
+        if isinstance(key, (tuple, list)):
+            key = contact_sensor_key(tuple(key))
         runtime = cls._runtime(cls._lookup(cls._active().contact_sensors, key, "contact"))
         return runtime.sensor if runtime else None
 
@@ -213,7 +348,7 @@ class SensorMethods:
         return wp.to_torch(sensor.accelerometer)
 
     @classmethod
-    def contact_total_force(cls, key: tuple):
+    def contact_total_force(cls, key: ContactSensorKey):
         """Zero-copy torch view of a contact sensor's total force per sensing object [N], shape ``(n, 3)``."""
         sensor = cls.get_contact_sensor(key)
         cls._active().require(sensor is not None, "contact_total_force() needs sim.reset() first")

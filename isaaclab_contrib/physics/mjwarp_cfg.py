@@ -23,6 +23,19 @@ class MJWarpSolverCfg(NewtonSolverCfg):
     """
 
     solver_class_path: ClassVar[str] = "newton.solvers:SolverMuJoCo"
+    _ranges: ClassVar[dict[str, str]] = {
+        "njmax": ">= 0",
+        "nconmax": ">= 0",
+        "iterations": ">= 1",
+        "ls_iterations": ">= 1",
+        "solver": "[1, 2]",
+        "integrator": "[0, 4]",
+        "cone": "[0, 1]",
+        "impratio": "> 0",
+        "tolerance": ">= 0",
+        "ls_tolerance": ">= 0",
+        "update_data_interval": ">= 0",
+    }
 
     njmax: int | None = None
     """Constraint rows per world [count]."""
@@ -33,15 +46,16 @@ class MJWarpSolverCfg(NewtonSolverCfg):
     ls_iterations: int | None = None
     """Line-search iterations [count]."""
     solver: int | str | None = None
-    """Constraint solver: ``"cg"`` or ``"newton"``."""
+    """Constraint solver: ``"cg"`` or ``"newton"`` (or MuJoCo's constant, 1 or 2)."""
     integrator: int | str | None = None
-    """Integrator: ``"euler"``, ``"rk4"``, ``"implicit"`` or ``"implicitfast"``."""
+    """Integrator: ``"euler"``, ``"rk4"``, ``"implicit"``, ``"implicitfast"`` or ``"discrete"``
+    (or MuJoCo's constant, 0 to 4)."""
     cone: int | str | None = None
-    """Friction cone: ``"pyramidal"`` or ``"elliptic"``."""
+    """Friction cone: ``"pyramidal"`` or ``"elliptic"`` (or MuJoCo's constant, 0 or 1)."""
     impratio: float | None = None
     """Ratio of frictional to normal constraint impedance [dimensionless]."""
     tolerance: float | None = None
-    """Solver convergence tolerance [dimensionless]."""
+    """Solver convergence tolerance [dimensionless]; 0 disables early termination."""
     ls_tolerance: float | None = None
     """Line-search tolerance [dimensionless]."""
     use_mujoco_cpu: bool = False

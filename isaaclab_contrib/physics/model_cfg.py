@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from isaaclab_contrib.utils.configclass import configclass
 
@@ -12,31 +12,33 @@ if TYPE_CHECKING:
 
 __all__ = ["NewtonModelCfg"]
 
-_SCALAR_FIELDS = (
-    "soft_contact_ke",
-    "soft_contact_kd",
-    "soft_contact_kf",
-    "soft_contact_mu",
-    "soft_contact_restitution",
-    "particle_ke",
-    "particle_kd",
-    "particle_kf",
-    "particle_mu",
-    "particle_cohesion",
-    "particle_adhesion",
-    "particle_max_velocity",
-)
-
 
 @configclass
 class NewtonModelCfg:
     """Model-wide parameters written onto the finalized ``newton.Model``.
 
-    Every field defaults to ``None``, which keeps the value the builder produced.
+    Every field defaults to ``None``, which keeps the value the builder produced. ``validate()``
+    checks every set field against its type and the range declared in :attr:`_ranges`.
     """
 
+    _ranges: ClassVar[dict[str, str]] = {
+        "gravity": "any",
+        "soft_contact_ke": ">= 0",
+        "soft_contact_kd": ">= 0",
+        "soft_contact_kf": ">= 0",
+        "soft_contact_mu": ">= 0",
+        "soft_contact_restitution": "[0, 1]",
+        "particle_ke": ">= 0",
+        "particle_kd": ">= 0",
+        "particle_kf": ">= 0",
+        "particle_mu": ">= 0",
+        "particle_cohesion": ">= 0",
+        "particle_adhesion": ">= 0",
+        "particle_max_velocity": "(0, inf]",
+    }
+
     gravity: tuple[float, float, float] | None = None
-    """Gravity vector applied to every world [m/s^2]."""
+    """Gravity vector applied to every world [m/s^2]: three finite components."""
     soft_contact_ke: float | None = None
     """Particle-shape contact normal stiffness [N/m]."""
     soft_contact_kd: float | None = None
@@ -46,7 +48,7 @@ class NewtonModelCfg:
     soft_contact_mu: float | None = None
     """Particle-shape friction coefficient [dimensionless]."""
     soft_contact_restitution: float | None = None
-    """Particle-shape restitution [dimensionless]."""
+    """Particle-shape restitution [dimensionless], in [0, 1]."""
     particle_ke: float | None = None
     """Particle-particle contact stiffness [N/m]."""
     particle_kd: float | None = None
@@ -60,21 +62,7 @@ class NewtonModelCfg:
     particle_adhesion: float | None = None
     """Particle-shape adhesion coefficient [dimensionless]."""
     particle_max_velocity: float | None = None
-    """Particle speed clamp [m/s]."""
-
-    def validate(self) -> None:
-        """Check value types and ranges; raise ``TypeError`` / ``ValueError`` naming the field."""
-        for name in _SCALAR_FIELDS:
-            value = getattr(self, name)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise TypeError(f"NewtonModelCfg.{name} must be a number or None, got {type(value).__name__}")
-            if value < 0.0:
-                raise ValueError(f"NewtonModelCfg.{name} must be >= 0, got {value}")
-        if self.gravity is not None:
-            if len(tuple(self.gravity)) != 3:
-                raise ValueError(f"NewtonModelCfg.gravity must have three components [m/s^2], got {self.gravity!r}")
+    """Particle speed clamp [m/s], > 0; ``float("inf")`` disables the clamp."""
 
     def apply(self, model: newton.Model) -> None:
         """Write the set parameters onto *model*."""

@@ -25,6 +25,15 @@ class MPMSolverCfg(NewtonSolverCfg):
     solver_class_path: ClassVar[str] = "newton.solvers:SolverImplicitMPM"
     requires_in_place: ClassVar[bool] = True
     supports_in_place: ClassVar[bool] = True
+    _ranges: ClassVar[dict[str, str]] = {
+        "voxel_size": "> 0",
+        "grid_padding": ">= 0",
+        "max_active_cell_count": "-1 | >= 1",
+        "max_iterations": ">= 1",
+        "tolerance": "> 0",
+        "critical_fraction": "[0, 1]",
+        "air_drag": ">= 0",
+    }
 
     voxel_size: float = 0.1
     """Background grid cell size [m]."""
@@ -43,7 +52,7 @@ class MPMSolverCfg(NewtonSolverCfg):
     integration_scheme: Literal["pic", "gimp"] = "pic"
     """Particle quadrature scheme."""
     critical_fraction: float = 0.0
-    """Packing fraction below which the material is treated as free flowing [dimensionless]."""
+    """Packing fraction below which the material is treated as free flowing [dimensionless], in [0, 1]."""
     air_drag: float = 1.0
     """Drag applied to particles in empty cells [1/s]."""
     collider_velocity_mode: Literal["forward", "backward"] = "forward"

@@ -104,7 +104,9 @@ class NewtonManager(SensorMethods, UsdMethods):
 
     @classmethod
     def create_builder(cls, up_axis: str | None = None, **kwargs: Any) -> newton.ModelBuilder:
-        """Return a ``newton.ModelBuilder`` with every solver's custom attributes registered.
+        """Return a ``newton.ModelBuilder`` with every solver's custom attributes registered and the
+        per-shape defaults of ``NewtonCfg.shape_cfg`` (margin, gap, friction...) set on its
+        ``default_shape_cfg``. Without an initialized simulation it is a plain builder.
 
         Args:
             up_axis: ``"X"``, ``"Y"`` or ``"Z"``; defaults to the manager's up axis (``"Z"``).
@@ -116,6 +118,7 @@ class NewtonManager(SensorMethods, UsdMethods):
         builder = newton.ModelBuilder(up_axis=up_axis or (session.up_axis if session else "Z"), **kwargs)
         if session is not None:
             session.binding.register_builder_attributes(session.solver_cfg, builder)
+            session.cfg.shape_cfg.apply(builder.default_shape_cfg)
         return builder
 
     @classmethod
@@ -219,12 +222,10 @@ class NewtonManager(SensorMethods, UsdMethods):
         """Advance one env step: ``decimation`` physics steps of ``num_substeps`` solver steps each.
 
         Pending resets and FK (``invalidate_fk``) are applied first, outside the graph. Decimation,
-        callback and sensor changes made during the step take effect at its end. A no-op while paused.
+        callback and sensor changes made during the step take effect at its end.
         """
         session = cls._active()
         instance = cls._running("step()")
-        if not session.playing:
-            return
         instance.apply_pending_resets()
         cls._notify_model_changes()
         session.settle()
@@ -391,7 +392,9 @@ class NewtonManager(SensorMethods, UsdMethods):
         """
         del articulation_ids
         instance = cls._instance("invalidate_fk()")
-        instance.mark_worlds(instance.world_mask_from(env_mask, env_ids))
+        mask = instance.world_mask_from(env_mask, env_ids)
+        instance.check_resettable(mask | instance.world_reset_mask.numpy(), "invalidate_fk()")
+        instance.mark_worlds(mask)
 
     @classmethod
     def forward(cls) -> None:
@@ -407,7 +410,9 @@ class NewtonManager(SensorMethods, UsdMethods):
         Other worlds are not touched.
         """
         instance = cls._instance("write_initial_state()")
-        instance.write_initial_state(instance.world_mask_from(env_mask, env_ids))
+        mask = instance.world_mask_from(env_mask, env_ids)
+        instance.check_resettable(mask | instance.world_reset_mask.numpy(), "write_initial_state()")
+        instance.write_initial_state(mask)
 
     @classmethod
     def add_model_change(cls, change: int) -> None:
@@ -496,31 +501,95 @@ class NewtonManager(SensorMethods, UsdMethods):
     # ------------------------------------------------------------------ timeline (kitless)
     @classmethod
     def play(cls) -> None:
-        """Resume stepping (there is no Kit timeline; this only gates ``step()``)."""
-        cls._active().playing = True
+        """No-op, as the spec's default: without Kit there is no timeline, and ``step()`` always advances."""
 
     @classmethod
     def pause(cls) -> None:
-        """Pause: ``step()`` becomes a no-op until :meth:`play`."""
-        cls._active().playing = False
+        """No-op, as the spec's default: without Kit there is no timeline to pause (``step()`` still advances)."""
 
     @classmethod
     def stop(cls) -> None:
-        """Dispatch ``STOP`` and pause."""
-        cls.dispatch_event(PhysicsEvent.STOP, cls._active().manager_cls)
-        cls.pause()
+        """No-op, as the spec's default (no timeline). ``close()`` dispatches ``PhysicsEvent.STOP``."""
 
     @classmethod
     def wait_for_playing(cls) -> None:
-        """Return when playing. Kitless there is nothing to wait for: raises if paused instead of blocking forever."""
-        if not cls.is_playing():
-            raise RuntimeError(f"{cls.__name__} is paused and no timeline can resume it; call play()")
+        """No-op, as the spec's default: the kitless simulation is always playing."""
 
     @classmethod
     def is_playing(cls) -> bool:
-        """Whether ``step()`` advances the simulation."""
-        session = NewtonManager._session
-        return session.playing if session else True
+        """Always True without Kit: ``step()`` advances whenever it is called."""
+        return True
+
+    # ------------------------------------------------------------------ visualization (kitless)
+    @classmethod
+    def update_visualization_state(cls, scene_data_provider: Any = None) -> None:
+        """No-op: the Newton state is the live, authoritative state that visualizers read (there is no PhysX
+        scene to mirror). Pending FK is applied by :meth:`get_state` and :meth:`pre_render`."""
+        del scene_data_provider
+
+    @classmethod
+    def after_visualizers_render(cls) -> None:
+        """No-op hook after visualizers rendered (no Fabric to sync without Kit)."""
+
+    @classmethod
+    def fix_articulation_root(cls, articulation_prim: Any, stage: Any = None) -> Any:
+        """Ensure the articulation root has exactly one enabled world fixed joint, on a ``pxr`` USD stage.
+
+        Kitless equivalent of the spec's method: it authors plain USD Physics prims. The root stays in
+        place. An existing enabled ``UsdPhysics.FixedJoint`` from the world (no ``body0``) to the root is
+        kept (further ones are disabled); without one, a ``RootFixedJoint`` child is authored.
+
+        Args:
+            articulation_prim: The articulation-root prim (a ``pxr.Usd.Prim`` or its path).
+            stage: The stage holding it; defaults to the prim's stage, else the attached stage.
+
+        Returns:
+            The articulation-root prim.
+
+        Raises:
+            ValueError: No such prim.
+            NotImplementedError: A new joint is needed and the root is not a rigid body
+                (it has no ``UsdPhysics.RigidBodyAPI``).
+        """
+        from pxr import Sdf, Usd, UsdPhysics
+
+        if isinstance(articulation_prim, Usd.Prim):
+            prim = articulation_prim
+        else:
+            session = NewtonManager._session
+            stage = stage or (session.usd_stage if session else None)
+            if stage is None:
+                raise ValueError(f"{cls.__name__}.fix_articulation_root: give a stage (none is attached)")
+            prim = stage.GetPrimAtPath(str(articulation_prim))
+        if not prim or not prim.IsValid():
+            raise ValueError(f"{cls.__name__}.fix_articulation_root: no prim at {articulation_prim!r}")
+        stage = stage or prim.GetStage()
+        root = prim.GetPath()
+        world_joints = []
+        for candidate in stage.Traverse():
+            if not candidate.IsA(UsdPhysics.FixedJoint):
+                continue
+            joint = UsdPhysics.FixedJoint(candidate)
+            body0, body1 = joint.GetBody0Rel().GetTargets(), joint.GetBody1Rel().GetTargets()
+            enabled = joint.GetJointEnabledAttr().Get()
+            if not body0 and list(body1) == [root] and enabled is not False:
+                world_joints.append(joint)
+        for extra in world_joints[1:]:
+            extra.GetJointEnabledAttr().Set(False)
+        if world_joints:
+            return prim
+        if not prim.HasAPI(UsdPhysics.RigidBodyAPI):
+            raise NotImplementedError(
+                f"{cls.__name__}.fix_articulation_root: {root} needs a world fixed joint but is not a rigid body "
+                "(no UsdPhysics.RigidBodyAPI); fix a rigid link instead"
+            )
+        name, k = "RootFixedJoint", 1
+        while stage.GetPrimAtPath(root.AppendChild(name)):
+            name, k = f"RootFixedJoint_{k}", k + 1
+        joint = UsdPhysics.FixedJoint.Define(stage, Sdf.Path(root.AppendChild(name)))
+        joint.CreateBody1Rel().SetTargets([root])
+        joint.CreateJointEnabledAttr(True)
+        return prim
 
     @classmethod
     def is_fabric_enabled(cls) -> bool:
@@ -599,7 +668,8 @@ class NewtonManager(SensorMethods, UsdMethods):
 
     @classmethod
     def get_observables(cls) -> Any:
-        """The one solver-observables container allocated for every sensor (``None`` when no sensor needs one).
+        """The one solver-observables container allocated for the sensors and :meth:`request_observables`
+        (``None`` when nothing needs one): read requested kinds from it, e.g. ``get_observables().qfrc_bias``.
 
         The solver fills it on the last substep of each ``step()``; see :meth:`get_substep_observables`.
         """

@@ -16,6 +16,12 @@ class SemiImplicitSolverCfg(NewtonSolverCfg):
     """Newton's semi-implicit Euler solver (penalty forces). Consumes pipeline contacts."""
 
     solver_class_path: ClassVar[str] = "newton.solvers:SolverSemiImplicit"
+    _ranges: ClassVar[dict[str, str]] = {
+        "angular_damping": ">= 0",
+        "friction_smoothing": ">= 0",
+        "joint_attach_ke": ">= 0",
+        "joint_attach_kd": ">= 0",
+    }
 
     angular_damping: float = 0.05
     """Angular velocity damping [1/s]."""

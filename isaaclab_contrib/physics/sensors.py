@@ -1,8 +1,9 @@
 """Sensors on the manager: site requests, Newton sensors, and the union of solver observables.
 
 Each sensor declares the solver observable kinds it consumes (``solver_observable_kinds``). The
-manager unions them with legacy ``request_extended_*`` requests, checks the union against what
-the solver can produce, allocates ONE container before graph capture, and passes ``select()``
+manager unions them with legacy ``request_extended_*`` requests and the kinds asked for with
+``request_observables()``, checks the union against what the solver can produce, allocates ONE
+container before graph capture, and passes ``select()``
 subsets to the solver: kinds sampled every substep (IMU acceleration, ``body_qdd``) on every
 substep, everything else (contact forces) on the last substep only. Sensors update after the
 decimation loop, inside the captured graph.
@@ -19,17 +20,25 @@ import numpy as np
 import warp as wp
 
 __all__ = [
+    "BODY_PARENT_F",
     "BODY_QDD",
     "CONTACT_F",
+    "COUPLED_MODEL_WIDE_KINDS",
     "PER_SUBSTEP_KINDS",
+    "REQUESTED_OBSERVABLES",
+    "ContactSensorKey",
     "ObservablesUnsupportedError",
     "SensorRecord",
     "StepAverageObservables",
     "combine_patterns",
+    "contact_sensor_key",
+    "known_observable_kinds",
     "legacy_contact_kind",
     "legacy_state_kind",
     "new_contact_sensor",
+    "normalize_observable_kinds",
     "unsupported_observable",
+    "unsupported_request",
 ]
 
 BODY_QDD = "body_qdd"
@@ -38,7 +47,15 @@ CONTACT_F = "contact_f"
 PER_SUBSTEP_KINDS = frozenset({BODY_QDD})
 """Kinds a consumer samples on every solver substep; all others are produced on the last substep only."""
 
-_LEGACY_STATE = {"body_qdd": BODY_QDD, "body_parent_f": BODY_PARENT_F}
+COUPLED_MODEL_WIDE_KINDS = frozenset({BODY_QDD, BODY_PARENT_F})
+"""The only kinds Newton's coupled solver can expose for the whole model (when every entry that owns
+bodies produces them): contact-indexed and solver-specific kinds stay inside the entries."""
+
+REQUESTED_OBSERVABLES = "request_observables()"
+"""Consumer name of the kinds requested through ``request_observables()`` (in messages)."""
+
+_LEGACY_STATE = {"body_qdd": BODY_QDD, "body_parent_f": BODY_PARENT_F, "mujoco:qfrc_actuator": "qfrc_actuator"}
+"""Deprecated extended state attributes -> the solver observable kind that replaces them (Newton's migration table)."""
 _LEGACY_CONTACT = {"force": CONTACT_F}
 
 
@@ -46,36 +63,87 @@ class ObservablesUnsupportedError(ValueError):
     """A sensor needs an observable kind the simulation's solver(s) cannot produce."""
 
 
-def _legacy_kind(method: str, table: dict[str, str], attr: str, replacement: str) -> str:
-    if attr not in table:
-        raise ValueError(f"{method}: unknown attribute {attr!r}; known: {sorted(table)}")
-    kind = table[attr]
+def _legacy_kind(method: str, accepted: frozenset[str], table: dict[str, str], attr: str, replacement: str):
+    if not isinstance(attr, str) or attr not in accepted:
+        raise ValueError(f"{method}: unknown attribute {attr!r}; Newton accepts {sorted(accepted)}")
+    kind = table.get(attr)
+    what = f"the solver observable kind {kind!r}" if kind else "the solver's observables"
     warnings.warn(
-        f"{method}({attr!r}) is deprecated: declare the solver observable kind {kind!r} {replacement}",
+        f"{method}({attr!r}) is deprecated: declare {what} {replacement}",
         DeprecationWarning,
         stacklevel=4,
     )
     return kind
 
 
-def legacy_state_kind(attr: str) -> str:
-    """Map a deprecated extended state attribute to its observable kind, with a DeprecationWarning."""
+def legacy_state_kind(attr: str) -> str | None:
+    """Validate a deprecated extended state attribute and warn; returns the observable kind replacing it.
+
+    Every name of ``newton.State.EXTENDED_ATTRIBUTES`` is accepted (``body_qdd``, ``body_parent_f``,
+    ``mujoco:qfrc_actuator``); other names raise a ``ValueError`` listing them.
+    """
+    import newton
+
     return _legacy_kind(
         "request_extended_state_attribute",
+        frozenset(newton.State.EXTENDED_ATTRIBUTES),
         _LEGACY_STATE,
         attr,
-        "in the sensor's solver_observable_kinds instead (the manager allocates it once).",
+        "in the sensor's solver_observable_kinds (or request_observables()) instead (the manager allocates it once).",
     )
 
 
-def legacy_contact_kind(attr: str) -> str:
-    """Map a deprecated extended contact attribute to its observable kind, with a DeprecationWarning."""
+def legacy_contact_kind(attr: str) -> str | None:
+    """Validate a deprecated extended contact attribute (``newton.Contacts.EXTENDED_ATTRIBUTES``) and warn;
+    returns the observable kind replacing it."""
+    import newton
+
     return _legacy_kind(
         "request_extended_contact_attribute",
+        frozenset(newton.Contacts.EXTENDED_ATTRIBUTES),
         _LEGACY_CONTACT,
         attr,
         "(SolverBase.ObservableKind.CONTACT_F) instead.",
     )
+
+
+def known_observable_kinds() -> dict[str, tuple[str, ...]]:
+    """Every observable kind Newton's solvers declare -> the solver classes declaring it.
+
+    Read from the ``ObservableKind`` namespace of each solver class in ``newton.solvers`` (the
+    standard ``body_qdd``, ``body_parent_f``, ``contact_f`` and solver-specific kinds such as
+    MuJoCo's ``qfrc_*`` and ``overflow`` or Steel's ``body_awake``). A declared kind is not
+    necessarily supported by a configured solver: that is checked against ``supported_observables``.
+    """
+    import newton.solvers
+
+    kinds: dict[str, set[str]] = {}
+    for name in getattr(newton.solvers, "__all__", ()):
+        solver_class = getattr(newton.solvers, name, None)
+        if not (isinstance(solver_class, type) and issubclass(solver_class, newton.solvers.SolverBase)):
+            continue
+        for base in solver_class.ObservableKind.__mro__:
+            for attr, value in vars(base).items():
+                if not attr.startswith("_") and isinstance(value, str) and value:
+                    kinds.setdefault(value, set()).add(name)
+    return {kind: tuple(sorted(owners)) for kind, owners in sorted(kinds.items())}
+
+
+def normalize_observable_kinds(kinds: Any, where: str) -> frozenset[str]:
+    """*kinds* (one kind string or an iterable of them) as a set of known kinds; raises naming the valid ones."""
+    if isinstance(kinds, str):
+        kinds = [kinds]
+    try:
+        values = list(kinds)
+    except TypeError:
+        raise TypeError(f"{where}: kinds must be a kind string or an iterable of them, got {kinds!r}") from None
+    if not values or not all(isinstance(k, str) and k for k in values):
+        raise TypeError(f"{where}: kinds must be non-empty kind strings, got {kinds!r}")
+    known = known_observable_kinds()
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ValueError(f"{where}: unknown observable kind(s) {unknown}; Newton's solvers declare {sorted(known)}")
+    return frozenset(values)
 
 
 def combine_patterns(expr: str | list[str] | None) -> re.Pattern | None:
@@ -90,6 +158,17 @@ def combine_patterns(expr: str | list[str] | None) -> re.Pattern | None:
     if not patterns or not all(isinstance(p, str) for p in patterns):
         raise TypeError(f"expected a regex string or a non-empty list of regex strings, got {expr!r}")
     return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+ContactExpr = str | tuple[str, ...] | None
+"""One expression of a contact sensor key: a regex, a tuple of regexes, or ``None``."""
+ContactSensorKey = tuple[ContactExpr, ContactExpr, ContactExpr, ContactExpr]
+"""``(body_names_expr, shape_names_expr, contact_partners_body_expr, contact_partners_shape_expr)``."""
+
+
+def contact_sensor_key(exprs: tuple) -> ContactSensorKey:
+    """The key of a contact sensor: its four expressions as given, lists turned into tuples (hashable)."""
+    return tuple(tuple(expr) if isinstance(expr, list) else expr for expr in exprs)
 
 
 @dataclass(eq=False)
@@ -121,6 +200,31 @@ def unsupported_observable(manager: str, kind: str, sensors: list[str], detail: 
     )
     return ObservablesUnsupportedError(
         f"{manager}: sensor(s) {sensors} need the solver observable {kind!r}, but {detail}. {hint}."
+    )
+
+
+def unsupported_request(manager: str, kinds: frozenset[str], solver: Any) -> ObservablesUnsupportedError:
+    """The error for ``request_observables()`` kinds the running *solver* cannot produce.
+
+    Names the kinds, the solver and what it supports, and for a coupled solver every entry and what
+    its solver supports (Newton's coupled solver exposes only the body kinds every entry that owns
+    bodies produces; contact and solver-specific kinds stay inside the entries).
+    """
+    supported = sorted(solver.supported_observables)
+    detail = f"{type(solver).__name__} supports {supported}"
+    entry_names = getattr(solver, "entry_names", None)
+    if callable(entry_names):
+        entries = "; ".join(
+            f"entry {name!r} runs {type(solver.solver(name)).__name__}, which supports "
+            f"{sorted(solver.solver(name).supported_observables)}"
+            for name in entry_names()
+        )
+        detail += (
+            f" (a coupled solver exposes only {sorted(COUPLED_MODEL_WIDE_KINDS)}, and only when every entry that "
+            f"owns bodies produces them; contact and solver-specific kinds are not available model-wide): {entries}"
+        )
+    return ObservablesUnsupportedError(
+        f"{manager}.request_observables: the solver cannot produce {sorted(kinds)}: {detail}. Nothing was requested."
     )
 
 

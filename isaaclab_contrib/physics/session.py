@@ -48,13 +48,19 @@ class ManagerSession:
         self.contact_sensors: dict[tuple, SensorRecord] = {}
         self.frame_transform_sensors: list[SensorRecord] = []
         self.legacy_kinds: set[str] = set()
+        self.legacy_state_attributes: set[str] = set()
+        """Deprecated extended state attributes requested (``request_extended_state_attribute``); allocated on
+        the model's states at ``sim.reset()``."""
+        self.legacy_contact_attributes: set[str] = set()
+        """Deprecated extended contact attributes requested (``request_extended_contact_attribute``)."""
+        self.observable_requests: set[str] = set()
+        """Solver observable kinds requested through ``request_observables()``."""
         self.post_actuator_callbacks: list[tuple[Any, bool]] = []
         self.post_step_callbacks: list[tuple[Any, bool]] = []
         self.decimation = 1
         self.program_dirty = False
         self.busy = False
         """True while the step program runs, is recorded or is built: program changes then wait for the end."""
-        self.playing = True
         self.model_changes: set[int] = set()
         self.views: list = []
         self.usd_stage: Any = None

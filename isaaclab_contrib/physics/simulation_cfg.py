@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
+from isaaclab_contrib.utils.validation import check_device_alias, check_fields, nested
 
 from .collision_cfg import NewtonCollisionPipelineCfg
 from .model_cfg import NewtonModelCfg
+from .shape_cfg import NewtonShapeCfg
 from .solver_cfg import NewtonSolverCfg
 
 __all__ = ["NewtonCfg", "SimulationCfg"]
@@ -16,6 +18,8 @@ __all__ = ["NewtonCfg", "SimulationCfg"]
 @configclass
 class NewtonCfg:
     """Newton physics settings of a simulation."""
+
+    _ranges: ClassVar[dict[str, str]] = {"num_substeps": ">= 1", "collision_interval": ">= 1"}
 
     solver_cfg: NewtonSolverCfg = MISSING
     """Solver configuration: a coupler (:class:`~isaaclab_contrib.coupling.CouplerAdmmCfg`,
@@ -33,6 +37,8 @@ class NewtonCfg:
     """Global model parameters applied after finalization; overrides ``solver_cfg.model_cfg`` when set."""
     collision_cfg: NewtonCollisionPipelineCfg = NewtonCollisionPipelineCfg()
     """Collision pipeline built when the solver consumes Newton pipeline contacts."""
+    shape_cfg: NewtonShapeCfg = NewtonShapeCfg()
+    """Per-shape defaults (margin, gap, friction...) set on every builder from ``create_builder()``."""
     body_qdd_source: Literal["solver", "step_average"] = "solver"
     """Where IMU body accelerations come from. ``"solver"``: the solver's ``BODY_QDD`` observable
     (MuJoCo-Warp, Kamino; for a coupled solver every entry that owns bodies must support it).
@@ -41,48 +47,52 @@ class NewtonCfg:
     impact, the impulse divided by ``dt``."""
 
     def validate(self) -> None:
-        """Check types and ranges; errors name the field."""
+        """Check types and ranges, and validate the nested configs; errors name the field."""
         check_missing(self)
+        check_fields(self)
         if not isinstance(self.solver_cfg, NewtonSolverCfg):
             raise TypeError(f"NewtonCfg.solver_cfg must be a NewtonSolverCfg, got {type(self.solver_cfg).__name__}")
-        for name in ("num_substeps", "collision_interval"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"NewtonCfg.{name} must be an integer, got {type(value).__name__}")
-            if value < 1:
-                raise ValueError(f"NewtonCfg.{name} must be >= 1, got {value}")
+        with nested("NewtonCfg.solver_cfg"):
+            self.solver_cfg.validate()
         if self.model_cfg is not None:
             if not isinstance(self.model_cfg, NewtonModelCfg):
-                raise TypeError("NewtonCfg.model_cfg must be a NewtonModelCfg or None")
-            self.model_cfg.validate()
-        if self.body_qdd_source not in ("solver", "step_average"):
-            raise ValueError(
-                f"NewtonCfg.body_qdd_source must be 'solver' or 'step_average', got {self.body_qdd_source!r}"
-            )
+                raise TypeError(
+                    f"NewtonCfg.model_cfg must be a NewtonModelCfg or None, got {type(self.model_cfg).__name__}"
+                )
+            with nested("NewtonCfg.model_cfg"):
+                self.model_cfg.validate()
         if not isinstance(self.collision_cfg, NewtonCollisionPipelineCfg):
-            raise TypeError("NewtonCfg.collision_cfg must be a NewtonCollisionPipelineCfg")
+            raise TypeError(
+                f"NewtonCfg.collision_cfg must be a NewtonCollisionPipelineCfg, got {type(self.collision_cfg).__name__}"
+            )
+        with nested("NewtonCfg.collision_cfg"):
+            self.collision_cfg.validate()
+        if not isinstance(self.shape_cfg, NewtonShapeCfg):
+            raise TypeError(f"NewtonCfg.shape_cfg must be a NewtonShapeCfg, got {type(self.shape_cfg).__name__}")
+        with nested("NewtonCfg.shape_cfg"):
+            self.shape_cfg.validate()
 
 
 @configclass
 class SimulationCfg:
     """Top-level simulation configuration."""
 
+    _ranges: ClassVar[dict[str, str]] = {"dt": "> 0"}
+
     dt: float = 1.0 / 60.0
     """Physics step [s]. One env step is ``decimation * dt``."""
     device: str = "cuda:0"
-    """Warp device (``"cpu"``, ``"cuda:0"``). An unavailable CUDA device falls back to the CPU with a warning."""
+    """Warp device alias: ``"cpu"``, ``"cuda"`` or ``"cuda:N"``; anything else is rejected. An unavailable
+    CUDA device falls back to the CPU with a warning."""
     physics: NewtonCfg = MISSING
     """Newton physics settings."""
 
     def validate(self) -> None:
-        """Check types and ranges; errors name the field."""
+        """Check types and ranges, and validate :attr:`physics`; errors name the field."""
         check_missing(self)
-        if isinstance(self.dt, bool) or not isinstance(self.dt, (int, float)):
-            raise TypeError(f"SimulationCfg.dt must be a number [s], got {type(self.dt).__name__}")
-        if not self.dt > 0.0:
-            raise ValueError(f"SimulationCfg.dt must be > 0 [s], got {self.dt}")
-        if not isinstance(self.device, str):
-            raise TypeError("SimulationCfg.device must be a device string such as 'cpu' or 'cuda:0'")
+        check_fields(self)
+        check_device_alias(self.device, "SimulationCfg.device")
         if not isinstance(self.physics, NewtonCfg):
             raise TypeError(f"SimulationCfg.physics must be a NewtonCfg, got {type(self.physics).__name__}")
-        self.physics.validate()
+        with nested("SimulationCfg.physics"):
+            self.physics.validate()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,15 @@ import numpy as np
 import warp as wp
 
 from .actuators import NewtonActuatorAdapter
-from .sensors import BODY_QDD, PER_SUBSTEP_KINDS, SensorRecord, StepAverageObservables, combine_patterns
+from .sensors import (
+    BODY_QDD,
+    PER_SUBSTEP_KINDS,
+    REQUESTED_OBSERVABLES,
+    SensorRecord,
+    StepAverageObservables,
+    combine_patterns,
+    unsupported_request,
+)
 from .step_program import Stage, StepProgram
 
 if TYPE_CHECKING:
@@ -101,9 +110,23 @@ def _build_row_world(model: newton.Model) -> dict[str, Any]:
 
 
 def _inject_sites(builder: newton.ModelBuilder, site_requests: dict) -> None:
+    """Add the body-attached and global site requests; check that per-world ones reached every world."""
     import re
 
-    for (pattern, xform), suffix in site_requests.items():
+    for (pattern, per_world, xform), suffix in site_requests.items():
+        if per_world:
+            copies = sum(
+                1
+                for label, body in zip(builder.shape_label, builder.shape_body, strict=True)
+                if body == -1 and label and label.endswith(f"/{suffix}")
+            )
+            if builder.world_count == 0 or copies != builder.world_count:
+                raise ValueError(
+                    f"cl_register_site(per_world=True) site {suffix!r} reached {copies} of {builder.world_count} "
+                    "worlds: register it before the envs are replicated with isaaclab_contrib.scenes.replicate_envs, "
+                    "which adds it to the prototype"
+                )
+            continue
         transform = wp.transform(xform[:3], xform[3:])
         if pattern is None:
             builder.add_site(-1, xform=transform, label=suffix)
@@ -213,7 +236,16 @@ class SimulationInstance:
         return SensorRuntime(sensor, entry)
 
     def _setup_observables(self, part: SolverPart) -> None:
-        """Create every sensor, allocate the union of observables once and fix every sensor's update arguments."""
+        """Create every sensor, allocate the union of observables once and fix every sensor's update arguments.
+
+        The union holds the kinds the sensors consume, the kinds mapped from legacy
+        ``request_extended_*`` requests and the kinds requested with ``request_observables()``; the
+        latter always come from the solver (also ``body_qdd`` with ``body_qdd_source="step_average"``,
+        which serves the IMUs). Legacy extended attributes are forwarded: allocated on the states
+        (and ``Contacts.force`` on the contacts) and requested on the model, so ``model.state()`` and
+        later contacts carry them too. A failure here leaves the states and contacts as they were (a
+        later failure of the build, in the warm-up or capture, keeps the zeroed arrays, which are unused).
+        """
         session = self.session
         for record in session.sensor_records():
             try:
@@ -222,25 +254,105 @@ class SimulationInstance:
                 raise type(err)(f"{session.manager_name}: creating {record.name} failed: {err}") from err
         by_sensor = session.sensor_kinds()
         union = frozenset().union(*by_sensor.values()) if by_sensor else frozenset()
+        requested = frozenset(session.observable_requests)
+        if requested:
+            missing = requested - part.solver.supported_observables
+            if missing:
+                raise unsupported_request(session.manager_name, missing, part.solver)
+            by_sensor[REQUESTED_OBSERVABLES] = requested
         step_average = (
             StepAverageObservables(self.model)
             if BODY_QDD in union and session.cfg.body_qdd_source == "step_average"
             else None
         )
-        solver_kinds = union - ({BODY_QDD} if step_average is not None else set())
-        full = session.binding.allocate_observables(self, part, solver_kinds, by_sensor) if solver_kinds else None
-        per_substep = full.select(solver_kinds & PER_SUBSTEP_KINDS) if full is not None else None
-        if per_substep is not None and not per_substep.kinds:
-            per_substep = None
+        solver_kinds = (union - ({BODY_QDD} if step_average is not None else set())) | requested
+        undo = self._forward_legacy_attributes(part)
+        try:
+            full = session.binding.allocate_observables(self, part, solver_kinds, by_sensor) if solver_kinds else None
+            per_substep = full.select(solver_kinds & PER_SUBSTEP_KINDS) if full is not None else None
+            if per_substep is not None and not per_substep.kinds:
+                per_substep = None
+            imu_source = step_average if step_average is not None else full
+            update_args = {}
+            for record in session.sensor_records():
+                runtime = part.sensors[id(record)]
+                if record.kind == "imu":
+                    update_args[id(record)] = {"observables": imu_source}
+                elif record.kind == "contact":
+                    update_args[id(record)] = session.binding.contact_update_args(self, part, runtime, full)
+        except BaseException:
+            undo()
+            raise
+        for key, args in update_args.items():
+            part.sensors[key].update_args = args
         part.obs_full, part.obs_per_substep, part.step_average = full, per_substep, step_average
-        imu_source = step_average if step_average is not None else full
-        for record in session.sensor_records():
-            runtime = part.sensors[id(record)]
-            if record.kind == "imu":
-                runtime.update_args = {"observables": imu_source}
-            elif record.kind == "contact":
-                runtime.update_args = session.binding.contact_update_args(self, part, runtime, full)
+        self._register_legacy_requests()
         session.observables_allocations += 1 if (full is not None or step_average is not None) else 0
+
+    def _forward_legacy_attributes(self, part: SolverPart) -> Callable[[], None]:
+        """Allocate the legacy extended attributes the session requested that the states and contacts lack.
+
+        State attributes get zeroed arrays on ``state_0``, ``state_1`` and the initial state (all three,
+        so ``State.assign`` between them keeps working), shaped by ``State.EXTENDED_ATTRIBUTE_TEMPLATES``;
+        ``"force"`` gets ``Contacts.force`` (``rigid_contact_max + soft_contact_max`` spatial vectors),
+        after which the binding prepares the contacts again (a coupled solver re-creates its entries'
+        filtered buffers with a ``force`` array). Returns a function that removes what was added.
+        """
+        import newton
+
+        session = self.session
+        added: list[tuple[Any, str, bool]] = []  # (holder, attribute, whether it existed before)
+        device = self.model.device
+        for full_name in sorted(session.legacy_state_attributes):
+            template = newton.State.EXTENDED_ATTRIBUTE_TEMPLATES[full_name]
+            count = int(getattr(self.model, f"{template.frequency.lower()}_count"))
+            namespace, _, name = full_name.rpartition(":")
+            for state in (self.state_0, self.state_1, self.initial_state):
+                holder = state
+                if namespace:
+                    holder = getattr(state, namespace, None)
+                    if holder is None:
+                        existed = hasattr(state, namespace)
+                        holder = newton.Model.AttributeNamespace(namespace)
+                        setattr(state, namespace, holder)
+                        added.append((state, namespace, existed))
+                if getattr(holder, name, None) is None:
+                    existed = hasattr(holder, name)
+                    setattr(holder, name, wp.zeros(count, dtype=template.dtype, device=device))
+                    added.append((holder, name, existed))
+        contacts = part.contacts
+        if "force" in session.legacy_contact_attributes and contacts is not None and contacts.force is None:
+            contacts.force = wp.zeros(
+                contacts.rigid_contact_max + contacts.soft_contact_max,
+                dtype=wp.spatial_vector,
+                device=device,
+                requires_grad=contacts.requires_grad,
+            )
+            added.append((contacts, "force", True))
+            session.binding.prepare_contacts(part.solver, contacts)
+
+        def undo() -> None:
+            for holder, name, existed in reversed(added):
+                if existed:
+                    setattr(holder, name, None)  # the attribute existed unallocated (State, Contacts: None)
+                else:
+                    delattr(holder, name)
+            if any(holder is contacts for holder, _, _ in added):
+                session.binding.prepare_contacts(part.solver, contacts)
+
+        return undo
+
+    def _register_legacy_requests(self) -> None:
+        """Request the legacy extended attributes on the model too (``model.state()`` / new contacts allocate them)."""
+        import warnings
+
+        session = self.session
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # the manager already warned the caller
+            if session.legacy_state_attributes:
+                self.model.request_state_attributes(*sorted(session.legacy_state_attributes))
+            if session.legacy_contact_attributes:
+                self.model.request_contact_attributes(*sorted(session.legacy_contact_attributes))
 
     # ------------------------------------------------------------------ the step program
     def _compile(self, part: SolverPart, decimation: int) -> StepProgram:
@@ -326,14 +438,16 @@ class SimulationInstance:
                 runtime.sensor.update(self.state_0)
 
     def _warm_up(self, part: SolverPart) -> None:
-        """Run the program once eagerly (compiles kernels, fills lazy buffers), then restore the states and
-        fully reset the solver, so graph and eager stepping continue from identical conditions."""
-        saved_0 = self.model.state()
-        saved_0.assign(self.state_0)
+        """Run the program once eagerly (compiles kernels, fills lazy buffers), then restore the states,
+        clear the solver's buffers and the actuator states, so graph and eager stepping continue from
+        identical conditions. Arrays a solver attaches to the states on its first step (Kamino's
+        ``joint_lambdas_*``) are zeroed and given to both state buffers."""
+        saved = _snapshot_arrays(self.state_0)
         part.program.run_eager()
-        self.state_0.assign(saved_0)
-        self.state_1.assign(saved_0)
-        part.solver.reset(self.state_0)
+        _restore_arrays(self.state_0, saved)
+        _align_arrays(self.state_1, self.state_0)
+        self.state_1.assign(self.state_0)
+        _reset_solver_buffers(part.solver, self.state_0, None)
         if self.actuators is not None:
             self.actuators.reset()
         wp.synchronize_device(self.device)
@@ -429,6 +543,19 @@ class SimulationInstance:
 
         return world_mask_from(self.model.world_count, env_mask, env_ids)
 
+    def check_resettable(self, mask: np.ndarray, what: str) -> None:
+        """Raise before anything is written when the solver cannot reset the worlds of *mask* alone."""
+        if mask.all() or not mask.any():
+            return
+        session = self.session
+        blockers = session.binding.masked_reset_blockers(session.solver_cfg, self.model.world_count)
+        if blockers:
+            worlds = np.nonzero(mask[:-1])[0].tolist()
+            raise ValueError(
+                f"{session.manager_name}.{what}: cannot reset worlds {worlds} without the others: "
+                + "; ".join(blockers)
+            )
+
     def mark_worlds(self, mask: np.ndarray) -> None:
         """OR *mask* into the pending reset mask."""
         current = self.world_reset_mask.numpy() | mask
@@ -448,7 +575,9 @@ class SimulationInstance:
             joint_mask = wp.array(host[joint_world], dtype=wp.bool, device=self.device)  # world -1 -> last entry
             newton.eval_fk(self.model, self.state_0.joint_q, self.state_0.joint_qd, self.state_0, joint_mask=joint_mask)
         if self.part is not None:
-            self.part.solver.reset(self.state_0, world_mask=mask)
+            # Every world (and the global entities): a full reset, which solvers with shared data (an MPM grid
+            # over several worlds) support where a masked one is refused.
+            _reset_solver_buffers(self.part.solver, self.state_0, None if host.all() else mask)
         if self.actuators is not None:
             self.actuators.reset(host)
         mask.zero_()
@@ -479,6 +608,56 @@ class SimulationInstance:
                     device=self.device,
                 )
         self.mark_worlds(mask)
+
+
+def _state_arrays(state: Any) -> dict[tuple[str, str], wp.array]:
+    """Every Warp array of *state*: top-level attributes and those of its attribute namespaces."""
+    from newton import Model
+
+    arrays: dict[tuple[str, str], wp.array] = {}
+    for name, value in vars(state).items():
+        if isinstance(value, wp.array):
+            arrays[("", name)] = value
+        elif isinstance(value, Model.AttributeNamespace):
+            for sub, array in vars(value).items():
+                if isinstance(array, wp.array):
+                    arrays[(name, sub)] = array
+    return arrays
+
+
+def _snapshot_arrays(state: Any) -> dict[tuple[str, str], wp.array]:
+    return {key: wp.clone(array) for key, array in _state_arrays(state).items()}
+
+
+def _restore_arrays(state: Any, snapshot: dict[tuple[str, str], wp.array]) -> None:
+    """Put the snapshot's values back; arrays that appeared since (attached by a solver) are zeroed."""
+    for key, array in _state_arrays(state).items():
+        if key in snapshot:
+            array.assign(snapshot[key])
+        else:
+            array.zero_()
+
+
+def _align_arrays(state: Any, reference: Any) -> None:
+    """Give *state* a zeroed array for every top-level array *reference* has and it lacks."""
+    have = _state_arrays(state)
+    for (namespace, name), array in _state_arrays(reference).items():
+        if namespace == "" and ("", name) not in have:
+            setattr(state, name, wp.zeros_like(array))
+
+
+def _reset_solver_buffers(solver: Any, state: Any, world_mask: Any) -> None:
+    """Clear the solver-owned buffers of the worlds in *world_mask* (``None``: all) and nothing of *state*.
+
+    Newton's ``reset(state, world_mask, flags=None)`` also puts the state's joint coordinates back to the
+    model defaults (MuJoCo-Warp, Kamino, and entries of a coupled solver running them). The manager owns
+    the state: the task writes joint and body state, ``write_initial_state`` writes the initial state,
+    and a reset keeps what was written, so the solver is told to reset no state attribute
+    (``StateFlags.NONE``); its warm starts, applied forces and other internal buffers are still cleared.
+    """
+    import newton
+
+    solver.reset(state, world_mask=world_mask, flags=newton.StateFlags.NONE)
 
 
 def _callback_stage(kind: str, callback, graph_safe: bool, phase: str) -> Stage:

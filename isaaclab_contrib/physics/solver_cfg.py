@@ -13,12 +13,13 @@ import dataclasses
 import importlib
 import inspect
 import warnings
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-from isaaclab_contrib.utils.configclass import MISSING, configclass
+from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
+from isaaclab_contrib.utils.validation import check_fields, nested
 
-if TYPE_CHECKING:
-    pass
+from .model_cfg import NewtonModelCfg
 
 __all__ = ["NewtonModelSolverCfg", "NewtonSolverCfg", "SolverConfigError", "resolve_class"]
 
@@ -86,6 +87,24 @@ class NewtonSolverCfg:
     supports_in_place: ClassVar[bool] = False
     """Whether the solver's stepping contract allows identical input and output states."""
 
+    _ranges: ClassVar[dict[str, str]] = {}
+    """Allowed values of the numeric fields (see :mod:`isaaclab_contrib.utils.validation`);
+    merged along the MRO, so each subclass declares only its own fields."""
+
+    def validate(self) -> None:
+        """Check unset fields, every field's type and range, and :attr:`extra_solver_args`;
+        errors name the config class and the field."""
+        check_missing(self)
+        check_fields(self)
+        if not isinstance(self.extra_solver_args, Mapping):
+            raise TypeError(
+                f"{type(self).__name__}.extra_solver_args must be a dict of solver keyword arguments, "
+                f"got {type(self.extra_solver_args).__name__}"
+            )
+        bad = [key for key in self.extra_solver_args if not isinstance(key, str)]
+        if bad:
+            raise TypeError(f"{type(self).__name__}.extra_solver_args keys must be argument names, got {bad!r}")
+
     # ----------------------------------------------------------------- solver mapping
     def solver_class(self) -> type:
         """Return the Newton solver class this config builds."""
@@ -145,6 +164,17 @@ class NewtonModelSolverCfg(NewtonSolverCfg):
     after builder finalization, or ``None`` to keep Newton's values."""
 
     _local_fields: ClassVar[frozenset[str]] = frozenset({"extra_solver_args", "class_type", "solver_type", "model_cfg"})
+
+    def validate(self) -> None:
+        """Check the fields and the nested :attr:`model_cfg`."""
+        super().validate()
+        if self.model_cfg is not None:
+            if not isinstance(self.model_cfg, NewtonModelCfg):
+                raise TypeError(
+                    f"{type(self).__name__}.model_cfg must be a NewtonModelCfg or None, got {type(self.model_cfg).__name__}"
+                )
+            with nested(f"{type(self).__name__}.model_cfg"):
+                self.model_cfg.validate()
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name == "solver_type" and value is not MISSING:

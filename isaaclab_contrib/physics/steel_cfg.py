@@ -16,17 +16,37 @@ class SteelSolverCfg(NewtonSolverCfg):
     """Newton's reduced-coordinate articulated solver (Steel). Consumes pipeline contacts."""
 
     solver_class_path: ClassVar[str] = "newton.solvers:SolverSteel"
+    _ranges: ClassVar[dict[str, str]] = {
+        "iterations": ">= 1",
+        "baumgarte": "[0, 1]",
+        "cfm": ">= 0",
+        "relaxation": "(0, 2)",
+        "update_mass_matrix_interval": ">= 1",
+        "articulation_constraint_max": ">= 1",
+        "free_body_constraint_max": ">= 1",
+        "velocity_iterations": ">= 0",
+        "restitution_velocity_threshold": ">= 0",
+        "sleep_linear_threshold": "> 0",
+        "sleep_angular_threshold": "> 0",
+        "sleep_quiet_time": "> 0",
+    }
 
     solve_mode: Literal["serial", "colored"] = "serial"
-    """Constraint sweep order: ``"serial"`` (Gauss-Seidel) or ``"colored"`` (parallel by colour)."""
+    """Constraint sweep order: ``"serial"`` (Gauss-Seidel) or ``"colored"`` (parallel by colour).
+    ``"colored"`` requires ``articulated_contact_response="propagation"``."""
+    articulated_contact_response: Literal["immediate", "propagation"] = "immediate"
+    """How contacts touching an articulation (not a free body) are solved: ``"immediate"`` (dense rows in
+    the articulation's generalized coordinates) or ``"propagation"`` (rows at the touched bodies' centers of
+    mass, propagated through the articulated-body factorization; required by ``solve_mode="colored"``)."""
     iterations: int = 12
-    """Constraint solver iterations per step [count]."""
+    """Constraint solver iterations per step [count], >= 1 (Newton takes 0, which leaves every
+    contact and limit row unsolved)."""
     baumgarte: float = 0.2
-    """Fraction of position error corrected per step [dimensionless]."""
+    """Fraction of position error corrected per step [dimensionless], in [0, 1]."""
     cfm: float = 1.0e-6
     """Constraint force mixing (regularization) [dimensionless]."""
     relaxation: float = 1.0
-    """Over/under-relaxation factor of the iterations [dimensionless]."""
+    """Over/under-relaxation factor of the iterations [dimensionless], in (0, 2)."""
     update_mass_matrix_interval: int = 1
     """Recompute the articulated mass matrix every N steps [steps]."""
     enable_joint_limits: bool = False
@@ -36,9 +56,13 @@ class SteelSolverCfg(NewtonSolverCfg):
     enable_joint_friction: bool = False
     """Apply joint friction."""
     articulation_constraint_max: int = 32
-    """Constraint rows reserved per articulation [count]."""
+    """Capacity of the constraint rows involving articulated bodies, per world [count]: contacts, mimic and
+    connect rows, enabled joint limits, joint velocity limits and friction (and drives with
+    ``drive_mode="rows"``). Rows beyond it are dropped (Steel warns)."""
     free_body_constraint_max: int = 512
-    """Constraint rows reserved per free body [count]."""
+    """Capacity of the free-body constraint rows (contacts and velocity limits of free bodies), per world
+    [count]. Under the ``"propagation"`` response it sizes only the velocity-limit rows. Rows beyond it are
+    dropped (Steel warns)."""
     drive_mode: Literal["augmented", "rows"] = "augmented"
     """How joint drives enter the solve: in the mass matrix or as constraint rows."""
     friction_mode: Literal["fixed_normal", "bisection", "bisection_desaxce", "coulomb_newton"] = "fixed_normal"
@@ -59,3 +83,12 @@ class SteelSolverCfg(NewtonSolverCfg):
     """Angular speed under which a body may sleep [rad/s]."""
     sleep_quiet_time: float = 0.5
     """Time a body must stay under the thresholds before sleeping [s]."""
+
+    def validate(self) -> None:
+        """Check the fields (see the base class) and the combinations Steel refuses."""
+        super().validate()
+        if self.solve_mode == "colored" and self.articulated_contact_response != "propagation":
+            raise ValueError(
+                "SteelSolverCfg.solve_mode='colored' requires SteelSolverCfg.articulated_contact_response="
+                f"'propagation', got {self.articulated_contact_response!r}; set it, or use solve_mode='serial'"
+            )

@@ -18,6 +18,7 @@ __all__ = [
     "find_env_prims",
     "load_stage_into_builder",
     "sanitize_prim_path",
+    "schema_resolvers_for",
     "set_time_range",
     "write_body_transforms",
     "write_points",
@@ -45,6 +46,39 @@ def find_env_prims(stage: Any) -> list[str]:
     if len(parents) != 1:
         raise ValueError(f"env Xforms must share one parent prim, found parents {sorted(parents)}")
     return [path for _, path in sorted(found)]
+
+
+def schema_resolvers_for(solver_cfgs: Sequence[Any]) -> list[Any] | None:
+    """The USD schema resolvers Newton's importer needs for the solvers that will run the stage.
+
+    Newton's ``add_usd`` reads only ``newton:*`` solver attributes by default
+    (``SchemaResolverNewton``). When a MuJoCo solver runs the scene (a standalone
+    :class:`~.mjwarp_cfg.MJWarpSolverCfg`, or a coupler entry with one; any config whose solver class
+    is ``newton.solvers.SolverMuJoCo``), ``SchemaResolverMjc`` is added after it, so the ``mjc:*``
+    attributes authored for MuJoCo reach the model: on joints ``mjc:armature`` ->
+    ``joint_armature``, ``mjc:frictionloss`` -> ``joint_friction``, ``mjc:damping``, ``mjc:stiffness``,
+    ``mjc:springref``, ``mjc:ref`` and ``mjc:actuatorfrcrange``; on shapes ``mjc:margin``,
+    ``mjc:gap``, ``mjc:solref``, ``mjc:maxhullvert``, ``mjc:shellinertia``; MuJoCo's scene options and
+    materials. A ``newton:*`` value authored on the same prim keeps priority. The resolver needs
+    the MuJoCo custom attributes on the builder, which the manager's ``create_builder()`` registers
+    for these configs.
+
+    Returns:
+        The resolvers in priority order, or ``None`` (Newton's default) when no MuJoCo solver runs: other
+        solvers ignore ``mjc:*`` attributes, which are then not imported.
+    """
+    from newton.solvers import SolverMuJoCo
+
+    runs_mujoco = False
+    for cfg in solver_cfgs:
+        solver_class = cfg.solver_class() if hasattr(cfg, "solver_class") else None
+        if isinstance(solver_class, type) and issubclass(solver_class, SolverMuJoCo):
+            runs_mujoco = True
+    if not runs_mujoco:
+        return None
+    from newton.usd import SchemaResolverMjc, SchemaResolverNewton
+
+    return [SchemaResolverNewton(), SchemaResolverMjc()]
 
 
 def load_stage_into_builder(builder: Any, stage: Any, **add_usd_kwargs: Any) -> list[str]:

@@ -22,9 +22,20 @@ class VBDSolverCfg(NewtonSolverCfg):
 
     solver_class_path: ClassVar[str] = "newton.solvers:SolverVBD"
     _local_fields: ClassVar[frozenset[str]] = frozenset({"extra_solver_args", "color_include_bending"})
+    _ranges: ClassVar[dict[str, str]] = {
+        "iterations": ">= 1",
+        "friction_epsilon": "> 0",
+        "particle_self_contact_radius": "> 0",
+        "particle_self_contact_margin": "> 0",
+        "particle_collision_detection_interval": "any",
+        "rigid_contact_k_start": ">= 0",
+        "rigid_body_contact_buffer_size": ">= 1",
+        "rigid_body_particle_contact_buffer_size": ">= 1",
+    }
 
     iterations: int | None = None
-    """Block descent iterations per step [count]; ``None`` keeps Newton's default."""
+    """Block descent iterations per step [count], >= 1 (Newton takes 0 and then leaves the particles
+    unsolved); ``None`` keeps Newton's default."""
     friction_epsilon: float = 0.01
     """Velocity threshold of the smoothed friction model [m/s]."""
     particle_enable_self_contact: bool = False
@@ -34,7 +45,9 @@ class VBDSolverCfg(NewtonSolverCfg):
     particle_self_contact_margin: float | None = None
     """Self-contact detection margin [m]; ``None`` keeps Newton's default."""
     particle_collision_detection_interval: int | None = None
-    """Self-collision detection every N iterations [count]; ``None`` keeps Newton's default."""
+    """Self-collision detection schedule (deprecated in Newton): ``n >= 1`` detects before every n-th
+    iteration, ``0`` before and after initialization, ``< 0`` once before initialization [count];
+    ``None`` keeps Newton's default."""
     particle_enable_tile_solve: bool = True
     """Use the tiled per-colour particle solve."""
     rigid_contact_k_start: float | None = None

@@ -16,11 +16,23 @@ class XPBDSolverCfg(NewtonSolverCfg):
     """Newton's extended position-based dynamics solver (rigid bodies and particles). Consumes pipeline contacts."""
 
     solver_class_path: ClassVar[str] = "newton.solvers:SolverXPBD"
+    _ranges: ClassVar[dict[str, str]] = {
+        "iterations": ">= 1",
+        "soft_body_relaxation": "(0, 2)",
+        "soft_contact_relaxation": "(0, 2)",
+        "joint_linear_relaxation": "(0, 2)",
+        "joint_angular_relaxation": "(0, 2)",
+        "joint_linear_compliance": ">= 0",
+        "joint_angular_compliance": ">= 0",
+        "rigid_contact_relaxation": "(0, 2)",
+        "angular_damping": ">= 0",
+    }
 
     iterations: int = 2
     """Constraint iterations per step [count]."""
     soft_body_relaxation: float = 0.9
-    """Relaxation of soft-body (spring, triangle, tetrahedron) constraints [dimensionless]."""
+    """Relaxation of soft-body (spring, triangle, tetrahedron) constraints [dimensionless]. Every
+    relaxation factor lies in (0, 2): below 1 under-relaxes, above 1 over-relaxes."""
     soft_contact_relaxation: float = 0.9
     """Relaxation of particle-shape contacts [dimensionless]."""
     joint_linear_relaxation: float = 0.7

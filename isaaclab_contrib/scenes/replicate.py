@@ -32,7 +32,15 @@ def replicate_envs(
         num_envs: Number of envs (Newton worlds) [count].
         spacing: Distance between neighbouring env origins along x [m]; used when *origins* is not given.
         origins: Origin of each env [m]; overrides *spacing*.
+
+    Pending ``cl_register_site(per_world=True)`` requests of the active simulation are added to
+    *prototype* first (it is modified), so each env gets one bodyless site in its own frame.
     """
+    # The replication step of the kitless stack: sites requested with cl_register_site(per_world=True)
+    # go into the prototype now, so every env gets one in its own frame.
+    from isaaclab_contrib.physics.newton_manager import NewtonManager
+
+    NewtonManager.cl_inject_sites(prototype)
     prefixes = env_prefixes(num_envs)
     if origins is not None:
         xforms = [wp.transform(origin, wp.quat_identity()) for origin in origins]

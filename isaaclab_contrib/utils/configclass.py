@@ -8,7 +8,13 @@ Config classes are plain dataclasses with a few conveniences that task configs r
 * Fields may default to :data:`MISSING`; such a field must be filled before the config is
   used. :meth:`validate` (and every consumer in this package) reports the unset fields by
   their dotted path.
+* ``validate()`` (unless the class defines its own): the unset fields, then every annotated
+  field against its type and declared range (:func:`~isaaclab_contrib.utils.validation.check_fields`;
+  ranges live in the class's ``_ranges`` mapping). A class that overrides ``validate()`` calls
+  :func:`check_missing` and ``check_fields`` itself.
 * ``to_dict()``, ``replace(**changes)`` and a deep ``copy()``.
+
+``ClassVar`` annotations (class-level metadata such as ``_ranges``) are not fields.
 
 All fields are keyword-only, so field order never matters.
 """
@@ -18,8 +24,11 @@ from __future__ import annotations
 import copy as _copy
 import dataclasses
 import inspect
+import typing
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from .validation import check_fields
 
 __all__ = ["MISSING", "MissingFieldError", "check_missing", "configclass", "is_configclass"]
 
@@ -97,9 +106,16 @@ def check_missing(cfg: Any) -> None:
         )
 
 
+def _is_classvar(annotation: Any) -> bool:
+    if isinstance(annotation, str):
+        return annotation.replace(" ", "").startswith(("ClassVar", "typing.ClassVar"))
+    return annotation is typing.ClassVar or typing.get_origin(annotation) is typing.ClassVar
+
+
 def _validate(self) -> None:
-    """Check the config; the default reports unset :data:`MISSING` fields."""
+    """Check the config: unset :data:`MISSING` fields, then field types and declared ranges."""
     check_missing(self)
+    check_fields(self)
 
 
 def _to_dict(self) -> dict[str, Any]:
@@ -137,6 +153,7 @@ def configclass(cls: type[_T] | None = None, **dataclass_kwargs: Any):
 
     def wrap(klass: type[_T]) -> type[_T]:
         annotations = inspect.get_annotations(klass)
+        annotations = {name: a for name, a in annotations.items() if not _is_classvar(a)}
         for name in annotations:
             if name.startswith("__") or name not in klass.__dict__:
                 continue
