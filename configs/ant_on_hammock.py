@@ -59,9 +59,10 @@ class AntOnHammockSceneCfg(SceneBaseCfg):
     """Height of the ant's torso center above the hammock at the start [m]."""
     hammock_height: float = 0.5
     """Height of the hammock plane and its pinned edges [m]."""
-    hammock_cells: int = 14
-    """Cells per hammock side [count]."""
-    hammock_cell_size: float = 0.08
+    hammock_cells: int = 10
+    """Cells per hammock side [count] (121 particles by default; 14 cells of 0.08 m give a finer,
+    about 1.8x slower hammock of the same size)."""
+    hammock_cell_size: float = 0.112
     """Cell edge length [m] (1.12 m wide by default)."""
     hammock_particle_mass: float = 0.005
     """Mass of one hammock particle [kg]."""

@@ -117,16 +117,24 @@ def test_legacy_contact_force_is_allocated_and_filled_by_a_standalone_solver(dev
     np.testing.assert_allclose((sign[:, None] * rows[:, :3]).sum(axis=0), [0.0, 0.0, weight], atol=0.02 * weight)
 
 
-def test_a_late_legacy_request_the_solver_cannot_serve_leaves_states_and_requests_as_they_were(device):
+def test_a_legacy_request_after_reset_is_refused_and_changes_nothing(device):
     sim = begin(XPBDSolverCfg(iterations=4), device, box_on_ground())
     sim.reset()
-    with pytest.warns(DeprecationWarning), pytest.raises(ObservablesUnsupportedError, match=r"'body_qdd'.*SolverXPBD"):
-        M.request_extended_state_attribute("body_qdd")  # XPBD has no body accelerations
-    assert M.get_state_0().body_qdd is None and M.get_state_1().body_qdd is None
-    assert M.get_model().state().body_qdd is None
+    with pytest.warns(DeprecationWarning), pytest.raises(RuntimeError, match=r"must be called before sim\.reset\(\)"):
+        M.request_extended_state_attribute("body_parent_f")
+    assert M.get_state_0().body_parent_f is None and M.get_model().state().body_parent_f is None
     assert not NewtonManager._session.legacy_state_attributes and not NewtonManager._session.legacy_kinds
     M.step()
     assert M.step_mode() == "graph"
+
+
+def test_a_legacy_request_the_solver_cannot_serve_fails_the_reset_naming_the_solver(device):
+    sim = begin(XPBDSolverCfg(iterations=4), device, box_on_ground())
+    with pytest.warns(DeprecationWarning):
+        M.request_extended_state_attribute("body_qdd")  # XPBD has no body accelerations
+    with pytest.raises(ObservablesUnsupportedError, match=r"'body_qdd'.*SolverXPBD"):
+        sim.reset()
+    assert M.get_model() is None
 
 
 def test_legacy_contact_force_on_a_coupled_scene_is_allocated_without_requiring_contact_f(device):

@@ -11,6 +11,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import inspect_ownership
 import run
 
+from configs.ant_on_hammock import AntOnHammockSceneCfg
+
 
 def test_main_job_default_scene_writes_usda_and_png(tmp_path, capsys):
     result = run.main(["--frames", "3", "--output", str(tmp_path)])
@@ -37,7 +39,8 @@ def test_main_job_default_scene_writes_usda_and_png(tmp_path, capsys):
         assert UsdGeom.Xformable(prim).GetOrderedXformOps()[0].GetAttr().GetNumTimeSamples() == 4
     points = UsdGeom.Points(stage.GetPrimAtPath("/World/envs/env_0/Particles"))
     assert points.GetPointsAttr().GetNumTimeSamples() == 4
-    assert len(points.GetPointsAttr().Get(3)) == 225
+    cells = AntOnHammockSceneCfg().hammock_cells
+    assert len(points.GetPointsAttr().Get(3)) == (cells + 1) ** 2  # every hammock particle
     # The recorded last frame matches the simulated heights.
     torso = UsdGeom.Xformable(stage.GetPrimAtPath(animated[0].GetPath()))
     z = torso.ComputeLocalToWorldTransform(Usd.TimeCode(3)).ExtractTranslation()[2]

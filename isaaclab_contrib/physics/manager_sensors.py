@@ -111,10 +111,9 @@ class SensorMethods:
             attr: A name of ``newton.State.EXTENDED_ATTRIBUTES``: ``"body_qdd"``, ``"body_parent_f"`` or
                 ``"mujoco:qfrc_actuator"``. Other names raise a ``ValueError`` listing these.
 
-        The request is forwarded: at ``sim.reset()`` (at once when the simulation runs: the observables
-        are allocated again and the step re-captured) the attribute is allocated on ``get_state_0()``,
-        ``get_state_1()`` and the initial state and requested on the model, so every later
-        ``model.state()`` has it too. It is also mapped to the solver observable kind that replaces it
+        Call it before ``sim.reset()`` (a later call raises). The request is forwarded to the builder
+        before finalization, so ``get_state_0()``, ``get_state_1()`` and every ``model.state()`` allocate
+        the attribute. It is also mapped to the solver observable kind that replaces it
         (``body_qdd``, ``body_parent_f``, ``qfrc_actuator``), which joins the observables union, so the
         solver must be able to produce it (``sim.reset()`` raises otherwise) and the value can be read
         from :meth:`get_observables`.
@@ -137,9 +136,9 @@ class SensorMethods:
         Args:
             attr: A name of ``newton.Contacts.EXTENDED_ATTRIBUTES`` (``"force"``); others raise a ``ValueError``.
 
-        The request is forwarded: at ``sim.reset()`` (at once when the simulation runs) the collision
-        pipeline's contacts (:meth:`get_contacts`) get ``Contacts.force`` (``rigid_contact_max +
-        soft_contact_max`` spatial forces) and the model requests it, so later contacts have it too.
+        Call it before ``sim.reset()`` (a later call raises). The request is forwarded to the builder
+        before finalization, so the collision pipeline's contacts (:meth:`get_contacts`) have
+        ``Contacts.force`` (``rigid_contact_max + soft_contact_max`` spatial forces).
 
         With a standalone solver it is also mapped to ``contact_f``, which joins the observables union
         (the solver must produce contact forces and consume pipeline contacts, or ``sim.reset()``
@@ -159,26 +158,18 @@ class SensorMethods:
     def _add_legacy_request(cls, slot: str, attr: str, kind: str | None) -> None:
         """Record a legacy attribute and, where the simulation can produce it model-wide, its kind."""
         session = cls._active()
-        cfgs = session.binding.solver_cfgs(session.solver_cfg)
-        coupled = len(cfgs) != 1 or cfgs[0] is not session.solver_cfg
-        if coupled and kind not in COUPLED_MODEL_WIDE_KINDS:
+        session.require(
+            session.instance is None,
+            f"request_extended_*({attr!r}) must be called before sim.reset(): the attribute is requested on the "
+            "builder and allocated when the model is finalized (sensors request it while the scene is authored)",
+        )
+        if session.binding.solver_cfgs(session.solver_cfg) != [session.solver_cfg] and (
+            kind not in COUPLED_MODEL_WIDE_KINDS
+        ):
             kind = None  # not available model-wide on a coupled scene: forward the attribute only
-        attributes: set[str] = getattr(session, slot)
-        new_attr = attr not in attributes
-        new_kind = kind is not None and kind not in session.legacy_kinds
-        if not (new_attr or new_kind):
-            return
-        attributes.add(attr)
-        if new_kind:
+        getattr(session, slot).add(attr)
+        if kind is not None:
             session.legacy_kinds.add(kind)
-        try:
-            cls._sensors_changed(f"legacy request for {attr!r}")
-        except BaseException:
-            if new_attr:
-                attributes.discard(attr)
-            if new_kind:
-                session.legacy_kinds.discard(kind)
-            raise
 
     @classmethod
     def request_observables(cls, kinds: str | Iterable[str]) -> None:

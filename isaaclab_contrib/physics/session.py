@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .bindings import SolverBinding, binding_for
 from .sensors import SensorRecord
 from .simulation_instance import SimulationInstance
+from .solver_cfg import NewtonModelSolverCfg
 
 if TYPE_CHECKING:
     import newton
@@ -88,7 +89,7 @@ class ManagerSession:
         """Global model parameters: ``NewtonCfg.model_cfg``, else the solver config's ``model_cfg``."""
         if self.cfg.model_cfg is not None:
             return self.cfg.model_cfg
-        return getattr(self.solver_cfg, "model_cfg", None)
+        return self.solver_cfg.model_cfg if isinstance(self.solver_cfg, NewtonModelSolverCfg) else None
 
     # ------------------------------------------------------------------ sensors
     def sensor_records(self) -> list[SensorRecord]:

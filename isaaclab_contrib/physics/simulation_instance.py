@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -109,6 +108,19 @@ def _build_row_world(model: newton.Model) -> dict[str, Any]:
     return rows
 
 
+def _forward_legacy_requests(builder: newton.ModelBuilder, session: ManagerSession) -> None:
+    """Request the legacy extended attributes on the (copied) builder before finalization, as the spec says,
+    so every ``model.state()`` and the pipeline's contacts allocate them."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the manager already warned the caller
+        if session.legacy_state_attributes:
+            builder.request_state_attributes(*sorted(session.legacy_state_attributes))
+        if session.legacy_contact_attributes:
+            builder.request_contact_attributes(*sorted(session.legacy_contact_attributes))
+
+
 def _inject_sites(builder: newton.ModelBuilder, site_requests: dict) -> None:
     """Add the body-attached and global site requests; check that per-world ones reached every world."""
     import re
@@ -153,6 +165,7 @@ class SimulationInstance:
         _inject_sites(work, session.site_requests)
         binding, cfg = session.binding, session.solver_cfg
         binding.prepare_builder(cfg, work)
+        _forward_legacy_requests(work, session)
         model = work.finalize(device=self.device)
         model_cfg = session.model_cfg()
         if model_cfg is not None:
@@ -241,10 +254,8 @@ class SimulationInstance:
         The union holds the kinds the sensors consume, the kinds mapped from legacy
         ``request_extended_*`` requests and the kinds requested with ``request_observables()``; the
         latter always come from the solver (also ``body_qdd`` with ``body_qdd_source="step_average"``,
-        which serves the IMUs). Legacy extended attributes are forwarded: allocated on the states
-        (and ``Contacts.force`` on the contacts) and requested on the model, so ``model.state()`` and
-        later contacts carry them too. A failure here leaves the states and contacts as they were (a
-        later failure of the build, in the warm-up or capture, keeps the zeroed arrays, which are unused).
+        which serves the IMUs). Legacy extended attributes were requested on the builder before
+        finalization (:func:`_forward_legacy_requests`), so the states and contacts already carry them.
         """
         session = self.session
         for record in session.sensor_records():
@@ -266,93 +277,19 @@ class SimulationInstance:
             else None
         )
         solver_kinds = (union - ({BODY_QDD} if step_average is not None else set())) | requested
-        undo = self._forward_legacy_attributes(part)
-        try:
-            full = session.binding.allocate_observables(self, part, solver_kinds, by_sensor) if solver_kinds else None
-            per_substep = full.select(solver_kinds & PER_SUBSTEP_KINDS) if full is not None else None
-            if per_substep is not None and not per_substep.kinds:
-                per_substep = None
-            imu_source = step_average if step_average is not None else full
-            update_args = {}
-            for record in session.sensor_records():
-                runtime = part.sensors[id(record)]
-                if record.kind == "imu":
-                    update_args[id(record)] = {"observables": imu_source}
-                elif record.kind == "contact":
-                    update_args[id(record)] = session.binding.contact_update_args(self, part, runtime, full)
-        except BaseException:
-            undo()
-            raise
-        for key, args in update_args.items():
-            part.sensors[key].update_args = args
+        full = session.binding.allocate_observables(self, part, solver_kinds, by_sensor) if solver_kinds else None
+        per_substep = full.select(solver_kinds & PER_SUBSTEP_KINDS) if full is not None else None
+        if per_substep is not None and not per_substep.kinds:
+            per_substep = None
+        imu_source = step_average if step_average is not None else full
+        for record in session.sensor_records():
+            runtime = part.sensors[id(record)]
+            if record.kind == "imu":
+                runtime.update_args = {"observables": imu_source}
+            elif record.kind == "contact":
+                runtime.update_args = session.binding.contact_update_args(self, part, runtime, full)
         part.obs_full, part.obs_per_substep, part.step_average = full, per_substep, step_average
-        self._register_legacy_requests()
         session.observables_allocations += 1 if (full is not None or step_average is not None) else 0
-
-    def _forward_legacy_attributes(self, part: SolverPart) -> Callable[[], None]:
-        """Allocate the legacy extended attributes the session requested that the states and contacts lack.
-
-        State attributes get zeroed arrays on ``state_0``, ``state_1`` and the initial state (all three,
-        so ``State.assign`` between them keeps working), shaped by ``State.EXTENDED_ATTRIBUTE_TEMPLATES``;
-        ``"force"`` gets ``Contacts.force`` (``rigid_contact_max + soft_contact_max`` spatial vectors),
-        after which the binding prepares the contacts again (a coupled solver re-creates its entries'
-        filtered buffers with a ``force`` array). Returns a function that removes what was added.
-        """
-        import newton
-
-        session = self.session
-        added: list[tuple[Any, str, bool]] = []  # (holder, attribute, whether it existed before)
-        device = self.model.device
-        for full_name in sorted(session.legacy_state_attributes):
-            template = newton.State.EXTENDED_ATTRIBUTE_TEMPLATES[full_name]
-            count = int(getattr(self.model, f"{template.frequency.lower()}_count"))
-            namespace, _, name = full_name.rpartition(":")
-            for state in (self.state_0, self.state_1, self.initial_state):
-                holder = state
-                if namespace:
-                    holder = getattr(state, namespace, None)
-                    if holder is None:
-                        existed = hasattr(state, namespace)
-                        holder = newton.Model.AttributeNamespace(namespace)
-                        setattr(state, namespace, holder)
-                        added.append((state, namespace, existed))
-                if getattr(holder, name, None) is None:
-                    existed = hasattr(holder, name)
-                    setattr(holder, name, wp.zeros(count, dtype=template.dtype, device=device))
-                    added.append((holder, name, existed))
-        contacts = part.contacts
-        if "force" in session.legacy_contact_attributes and contacts is not None and contacts.force is None:
-            contacts.force = wp.zeros(
-                contacts.rigid_contact_max + contacts.soft_contact_max,
-                dtype=wp.spatial_vector,
-                device=device,
-                requires_grad=contacts.requires_grad,
-            )
-            added.append((contacts, "force", True))
-            session.binding.prepare_contacts(part.solver, contacts)
-
-        def undo() -> None:
-            for holder, name, existed in reversed(added):
-                if existed:
-                    setattr(holder, name, None)  # the attribute existed unallocated (State, Contacts: None)
-                else:
-                    delattr(holder, name)
-            if any(holder is contacts for holder, _, _ in added):
-                session.binding.prepare_contacts(part.solver, contacts)
-
-        return undo
-
-    def _register_legacy_requests(self) -> None:
-        """Request the legacy extended attributes on the model too (``model.state()`` / new contacts allocate them)."""
-        import warnings
-
-        session = self.session
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # the manager already warned the caller
-            if session.legacy_state_attributes:
-                self.model.request_state_attributes(*sorted(session.legacy_state_attributes))
-            if session.legacy_contact_attributes:
-                self.model.request_contact_attributes(*sorted(session.legacy_contact_attributes))
 
     # ------------------------------------------------------------------ the step program
     def _compile(self, part: SolverPart, decimation: int) -> StepProgram:
