@@ -11,6 +11,21 @@ CLOTH_DIM = 8  # cells per side -> (CLOTH_DIM + 1) ** 2 particles
 CLOTH_PARTICLES = (CLOTH_DIM + 1) ** 2
 
 
+def add_small_cloth(builder: newton.ModelBuilder, *, cells: int, height: float) -> None:
+    """A light pinned cloth labelled ``Cloth`` (the second entry of the small coupled test scenes)."""
+    add_pinned_cloth(
+        builder,
+        cells=cells,
+        cell_size=0.1,
+        height=height,
+        particle_mass=0.01,
+        particle_radius=0.01,
+        stiffness=1.0e3,
+        damping=1.0,
+        label="Cloth",
+    )
+
+
 def env_prefixes(num_worlds: int) -> list[str]:
     return [f"/World/envs/env_{i}" for i in range(num_worlds)]
 

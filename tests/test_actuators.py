@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import warp as wp
 from newton.actuators import DrivePD
+from scenes import add_small_cloth
 
 from isaaclab_contrib.coupling import (
     CouplerAdmmCfg,
@@ -30,7 +31,7 @@ from isaaclab_contrib.physics.actuator_cfg import (
     ImplicitActuatorCfg,
 )
 from isaaclab_contrib.physics.actuators import add_actuators
-from isaaclab_contrib.scenes import add_pinned_cloth, replicate_envs
+from isaaclab_contrib.scenes import replicate_envs
 
 M = NewtonCouplerManager
 DT = 1.0 / 480.0
@@ -48,17 +49,7 @@ def hinge_prototype() -> newton.ModelBuilder:
         -1, body, axis=(0, 0, 1), parent_xform=wp.transform((0.0, 0.0, 1.0), wp.quat_identity()), label="Arm/hinge"
     )
     proto.add_articulation([joint], label="Arm")
-    add_pinned_cloth(
-        proto,
-        cells=4,
-        cell_size=0.1,
-        height=0.2,
-        particle_mass=0.01,
-        particle_radius=0.01,
-        stiffness=1.0e3,
-        damping=1.0,
-        label="Cloth",
-    )
+    add_small_cloth(proto, cells=4, height=0.2)
     return proto
 
 

@@ -11,6 +11,7 @@ import newton.examples
 import numpy as np
 import pytest
 import warp as wp
+from scenes import add_small_cloth
 
 from configs.tool_in_sand import ToolInSandSceneCfg, build_tool_in_sand, proxy_coupler_cfg
 from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg, NewtonCouplerManager
@@ -24,7 +25,7 @@ from isaaclab_contrib.physics import (
     SteelSolverCfg,
     VBDSolverCfg,
 )
-from isaaclab_contrib.scenes import add_pinned_cloth, replicate_envs
+from isaaclab_contrib.scenes import replicate_envs
 
 DT = 1.0 / 240.0
 
@@ -35,17 +36,7 @@ def ant_builder(manager, num_envs: int, *, cloth: bool) -> newton.ModelBuilder:
     scene = newton.ModelBuilder()
     scene.add_builder(proto, label_prefix="Robot")
     if cloth:
-        add_pinned_cloth(
-            scene,
-            cells=3,
-            cell_size=0.1,
-            height=2.0,
-            particle_mass=0.01,
-            particle_radius=0.01,
-            stiffness=1.0e3,
-            damping=1.0,
-            label="Cloth",
-        )
+        add_small_cloth(scene, cells=3, height=2.0)
     builder = manager.create_builder()
     replicate_envs(builder, scene, num_envs, spacing=3.0)
     return builder
@@ -155,17 +146,7 @@ def hinge_builder(manager, *, cloth: bool) -> newton.ModelBuilder:
     )
     proto.add_articulation([joint], label="Arm")
     if cloth:
-        add_pinned_cloth(
-            proto,
-            cells=3,
-            cell_size=0.1,
-            height=0.2,
-            particle_mass=0.01,
-            particle_radius=0.01,
-            stiffness=1.0e3,
-            damping=1.0,
-            label="Cloth",
-        )
+        add_small_cloth(proto, cells=3, height=0.2)
     builder = manager.create_builder()
     replicate_envs(builder, proto, 2, spacing=3.0)
     return builder
