@@ -92,3 +92,24 @@ def test_eager_and_captured_rollouts_are_identical(device):
     finally:
         env.close()
     assert torch.equal(captured, eager)
+
+
+def test_non_finite_actions_are_refused_and_a_second_env_cannot_take_over(device):
+    env = make(device)
+    try:
+        env.reset()
+        before = env.manager.get_state_0().body_q.numpy().copy()
+        actions = torch.zeros(N, 1)
+        actions[2, 0] = float("nan")
+        actions[3, 0] = float("inf")
+        with pytest.raises(ValueError, match=r"actions of envs \[2, 3\] are not finite"):
+            env.step(actions)
+        np.testing.assert_array_equal(env.manager.get_state_0().body_q.numpy(), before)  # nothing stepped
+        assert float(env.actions.abs().sum()) == 0.0  # nothing written into the action buffer
+        with pytest.raises(RuntimeError, match="already active"):
+            make(device)  # used to close this env's simulation silently and take over the manager
+        env.step(torch.zeros(N, 1))  # the first env keeps working
+    finally:
+        env.close()
+    with pytest.raises(RuntimeError, match="the env was closed"):
+        env.step(torch.zeros(N, 1))

@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import newton
+import numpy as np
 import pytest
 import warp as wp
 
@@ -55,3 +56,36 @@ def test_the_main_job_rejects_bad_numbers_before_writing_anything(args, message,
     result = run_script(*args, "--output", str(tmp_path / "out"))
     assert result.returncode == 2 and message in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_boolean_tensor_as_env_ids_is_refused_and_marks_nothing():
+    import torch
+    from manager_helpers import cheap_coupler, small_scene, snapshot, start
+
+    from isaaclab_contrib.coupling import NewtonCouplerManager
+
+    start(cheap_coupler("admm"), graph=True, substeps=1, decimation=1, scene=small_scene(2))
+    before = snapshot()
+    with pytest.raises(TypeError, match="env_ids holds booleans; pass a boolean mask as env_mask"):
+        NewtonCouplerManager.write_initial_state(env_ids=torch.tensor([False, True]))
+    with pytest.raises(TypeError, match="env_mask must be a boolean mask"):
+        NewtonCouplerManager.invalidate_fk(env_mask=torch.tensor([0, 1]))
+    NewtonCouplerManager.forward()
+    for name, values in snapshot().items():
+        np.testing.assert_array_equal(values, before[name], err_msg=name)  # nothing was reset
+    NewtonCouplerManager.write_initial_state(env_mask=torch.tensor([False, True]))  # the right way works
+
+
+def test_a_sensor_that_fails_after_reset_is_unregistered_and_later_resets_work():
+    from manager_helpers import cheap_coupler, small_scene, start
+
+    from isaaclab_contrib.coupling import NewtonCouplerManager
+    from isaaclab_contrib.physics import NewtonManager
+
+    start(cheap_coupler("admm"), graph=True, substeps=1, decimation=1, scene=small_scene(1))
+    with pytest.raises(ValueError, match="match no body with shapes and no shape"):
+        NewtonCouplerManager.add_contact_sensor(body_names_expr=r"/World/NoSuchBody")
+    assert NewtonManager._session.contact_sensors == {}
+    NewtonCouplerManager.reset()  # used to fail on the leftover sensor, every time
+    NewtonCouplerManager.step()
+    assert NewtonCouplerManager.step_mode() == "graph"
