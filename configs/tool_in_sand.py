@@ -13,12 +13,11 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import newton
-import numpy as np
 import warp as wp
 
 from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
 from isaaclab_contrib.physics import MPMSolverCfg, NewtonModelCfg, SteelSolverCfg
-from isaaclab_contrib.scenes import SceneBaseCfg, SceneSpec, register_scene, replicate_envs
+from isaaclab_contrib.scenes import SceneBaseCfg, SceneSpec, add_granular_bed, register_scene, replicate_envs
 from isaaclab_contrib.utils.configclass import configclass
 
 __all__ = ["ToolInSandSceneCfg", "build_tool_in_sand", "proxy_coupler_cfg"]
@@ -73,25 +72,13 @@ def _prototype(cfg: ToolInSandSceneCfg) -> newton.ModelBuilder:
         cfg=newton.ModelBuilder.ShapeConfig(density=cfg.tool_density),
         label="Tool/body/collision",
     )
-    lo = np.array([-cfg.bed_half_extent, -cfg.bed_half_extent, 0.0])
-    hi = np.array([cfg.bed_half_extent, cfg.bed_half_extent, cfg.bed_height])
-    res = np.maximum(1, np.ceil(2.0 * (hi - lo) / cfg.voxel_size).astype(int))
-    cell = (hi - lo) / res
-    radius = float(np.max(cell) * 0.5)
-    proto.add_particle_grid(
-        pos=wp.vec3(*(lo + 0.5 * cell)),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=int(res[0]),
-        dim_y=int(res[1]),
-        dim_z=int(res[2]),
-        cell_x=float(cell[0]),
-        cell_y=float(cell[1]),
-        cell_z=float(cell[2]),
-        mass=float(np.prod(cell) * cfg.sand_density),
-        jitter=0.0,
-        radius_mean=radius,
-        custom_attributes={"mpm:friction": cfg.sand_friction},
+    add_granular_bed(
+        proto,
+        half_extent=cfg.bed_half_extent,
+        height=cfg.bed_height,
+        voxel_size=cfg.voxel_size,
+        density=cfg.sand_density,
+        friction=cfg.sand_friction,
     )
     return proto
 

@@ -26,6 +26,20 @@ def add_small_cloth(builder: newton.ModelBuilder, *, cells: int, height: float) 
     )
 
 
+def add_cloth_grid(builder: newton.ModelBuilder, dim: int) -> None:
+    """An unpinned *dim* x *dim*-cell cloth of 0.1 m cells, 1 m up (for builder-preparation tests)."""
+    builder.add_cloth_grid(
+        pos=wp.vec3(0.0, 0.0, 1.0),
+        rot=wp.quat_identity(),
+        vel=wp.vec3(0.0),
+        dim_x=dim,
+        dim_y=dim,
+        cell_x=0.1,
+        cell_y=0.1,
+        mass=0.1,
+    )
+
+
 def env_prefixes(num_worlds: int) -> list[str]:
     return [f"/World/envs/env_{i}" for i in range(num_worlds)]
 

@@ -4,6 +4,7 @@ import newton
 import numpy as np
 import pytest
 import warp as wp
+from scenes import add_cloth_grid
 
 from isaaclab_contrib.coupling import (
     CouplerAdmmCfg,
@@ -26,6 +27,7 @@ from isaaclab_contrib.physics import (
 )
 from isaaclab_contrib.physics.bindings import binding_for
 from isaaclab_contrib.physics.mpm_colliders import hull_surface
+from isaaclab_contrib.scenes import add_granular_bed
 
 GRAVITY = 9.81  # [m/s^2], Newton's default (along -z)
 
@@ -108,16 +110,7 @@ def test_vbd_entry_owning_only_rigid_bodies_builds_and_falls_freely(device):
 
 def test_vbd_colours_bodies_of_a_builder_already_coloured_for_its_particles():
     builder = newton.ModelBuilder()
-    builder.add_cloth_grid(
-        pos=wp.vec3(0.0, 0.0, 1.0),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=3,
-        dim_y=3,
-        cell_x=0.1,
-        cell_y=0.1,
-        mass=0.1,
-    )
+    add_cloth_grid(builder, 3)
     builder.color()  # the cloth is coloured; the chain below is added afterwards
     add_chain(builder, "/World/Chain", links=3, height=2.0)
     kept = [np.array(group) for group in builder.particle_color_groups]
@@ -136,16 +129,7 @@ def test_vbd_colours_bodies_of_a_builder_already_coloured_for_its_particles():
 
 def test_vbd_recolours_particles_a_partial_colouring_left_out():
     builder = newton.ModelBuilder()
-    builder.add_cloth_grid(
-        pos=wp.vec3(0.0, 0.0, 1.0),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=2,
-        dim_y=2,
-        cell_x=0.1,
-        cell_y=0.1,
-        mass=0.1,
-    )
+    add_cloth_grid(builder, 2)
     builder.set_coloring([[0, 1]])  # VBD would never move the other particles
     binding_for(VBDSolverCfg()).prepare_builder(VBDSolverCfg(), builder)
     coloured = sorted(int(i) for group in builder.particle_color_groups for i in group)
@@ -197,24 +181,8 @@ def frustum_mesh(bottom: float, top: float, height: float, wind_inwards: tuple[i
 
 
 def sand_bed(builder: newton.ModelBuilder, half: float, height: float, voxel: float, base: float = 0.0) -> None:
-    """About two particles per grid cell and axis in a box [-half, half]^2 x [base, base + height] [m]."""
-    lo, hi = np.array([-half, -half, base]), np.array([half, half, base + height])
-    res = np.maximum(1, np.ceil(2.0 * (hi - lo) / voxel).astype(int))
-    cell = (hi - lo) / res
-    builder.add_particle_grid(
-        pos=wp.vec3(*(lo + 0.5 * cell)),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=int(res[0]),
-        dim_y=int(res[1]),
-        dim_z=int(res[2]),
-        cell_x=float(cell[0]),
-        cell_y=float(cell[1]),
-        cell_z=float(cell[2]),
-        mass=float(np.prod(cell) * 1500.0),
-        jitter=0.0,
-        radius_mean=float(np.max(cell) * 0.5),
-        custom_attributes={"mpm:friction": 0.6},
+    add_granular_bed(
+        builder, half_extent=half, height=height, voxel_size=voxel, density=1500.0, friction=0.6, base=base
     )
 
 

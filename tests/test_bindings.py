@@ -2,7 +2,7 @@
 
 import newton
 import pytest
-import warp as wp
+from scenes import add_cloth_grid
 
 from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg
 from isaaclab_contrib.coupling.binding import CoupledBinding
@@ -85,16 +85,7 @@ def test_coupled_binding_aggregates_its_entries():
 
 def test_vbd_binding_colours_builder_before_finalize():
     builder = newton.ModelBuilder()
-    builder.add_cloth_grid(
-        pos=wp.vec3(0.0, 0.0, 1.0),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=2,
-        dim_y=2,
-        cell_x=0.1,
-        cell_y=0.1,
-        mass=0.1,
-    )
+    add_cloth_grid(builder, 2)
     assert not builder.particle_color_groups
     binding_for(VBDSolverCfg()).prepare_builder(VBDSolverCfg(), builder)
     coloured = sorted(int(i) for group in builder.particle_color_groups for i in group)

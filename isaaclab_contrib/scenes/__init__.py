@@ -1,4 +1,4 @@
-"""Scene building blocks: the scene base config, the scene registry, env replication and cloth builders.
+"""Scene building blocks: the scene base config, the scene registry, env replication, cloth and granular builders.
 
 Ready scenes and tasks live outside the package, in the repository's top-level ``configs/``
 package; each registers itself here with :func:`register_scene`. The package never imports them.
@@ -6,12 +6,14 @@ package; each registers itself here with :func:`register_scene`. The package nev
 
 from .base_cfg import SceneBaseCfg
 from .cloth import add_pinned_cloth
+from .granular import add_granular_bed
 from .registry import SceneSpec, get_scene, register_scene, registered_scenes, scene_names
 from .replicate import env_prefixes, replicate_envs
 
 __all__ = [
     "SceneBaseCfg",
     "SceneSpec",
+    "add_granular_bed",
     "add_pinned_cloth",
     "env_prefixes",
     "get_scene",
