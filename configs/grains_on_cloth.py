@@ -3,7 +3,9 @@
 Per env the particles are laid out grains first, then the cloth (``/World/envs/env_{i}/Cloth``),
 so the index lists of the coupler config follow from :class:`GrainsOnClothSceneCfg`. The cloth
 (VBD) is mirrored into the XPBD grain solver as proxy particles: XPBD resolves grain-cloth
-contacts against the proxies and the lagged proxy impulses act back on the cloth.
+contacts against the proxies and the lagged proxy impulses act back on the cloth. The grain entry
+hides the cloth's elements (``hide_elements``): its XPBD solver treats the proxies as contact-only
+and leaves the cloth's elasticity to VBD, instead of solving it a second time.
 
 Registers the scene ``grains_on_cloth``.
 """
@@ -17,7 +19,14 @@ import warp as wp
 
 from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
 from isaaclab_contrib.physics import NewtonModelCfg, VBDSolverCfg, XPBDSolverCfg
-from isaaclab_contrib.scenes import SceneBaseCfg, SceneSpec, add_pinned_cloth, register_scene, replicate_envs
+from isaaclab_contrib.scenes import (
+    SceneBaseCfg,
+    SceneSpec,
+    add_pinned_cloth,
+    env_particle_blocks,
+    register_scene,
+    replicate_envs,
+)
 from isaaclab_contrib.utils.configclass import configclass
 
 __all__ = ["GrainsOnClothSceneCfg", "build_grains_on_cloth", "particle_ranges", "proxy_coupler_cfg"]
@@ -74,12 +83,7 @@ class GrainsOnClothSceneCfg(SceneBaseCfg):
 
 def particle_ranges(cfg: GrainsOnClothSceneCfg) -> tuple[list[int], list[int]]:
     """Global particle ids of all grains and all cloth particles."""
-    per_env = cfg.grains_per_env + cfg.cloth_particles_per_env
-    grains, cloth = [], []
-    for env in range(cfg.num_envs):
-        start = env * per_env
-        grains.extend(range(start, start + cfg.grains_per_env))
-        cloth.extend(range(start + cfg.grains_per_env, start + per_env))
+    grains, cloth = env_particle_blocks(cfg.num_envs, cfg.grains_per_env, cfg.cloth_particles_per_env)
     return grains, cloth
 
 
@@ -122,14 +126,17 @@ def build_grains_on_cloth(builder: Any, cfg: GrainsOnClothSceneCfg) -> None:
 
 
 def proxy_coupler_cfg(cfg: GrainsOnClothSceneCfg | None = None) -> CouplerProxyCfg:
-    """Grains (XPBD) and cloth (VBD); the cloth particles are proxies in the grain solver."""
+    """Grains (XPBD) and cloth (VBD); the cloth particles are contact-only proxies in the grain solver."""
     cfg = cfg or GrainsOnClothSceneCfg()
     grains, cloth = particle_ranges(cfg)
     return CouplerProxyCfg(
         entries=[
             CouplerEntryCfg(name="cloth", solver_cfg=VBDSolverCfg(iterations=8), particles=cloth),
             CouplerEntryCfg(
-                name="grains", solver_cfg=XPBDSolverCfg(iterations=8, soft_contact_relaxation=0.85), particles=grains
+                name="grains",
+                solver_cfg=XPBDSolverCfg(iterations=8, soft_contact_relaxation=0.85),
+                particles=grains,
+                hide_elements=["springs", "triangles", "edges", "tetrahedra"],  # the cloth is VBD's to solve
             ),
         ],
         proxies=[CouplerProxyMappingCfg(source="cloth", destination="grains", particles=cloth)],

@@ -5,8 +5,8 @@ open it with ``usdview``) and ``<scene>.png`` (body heights and lowest particle 
 
 Usage::
 
-    python scripts/run.py [--scene ant_on_hammock] [--num-envs 1] [--frames 60] [--device cpu]
-                          [--output output] [--eager]
+    python scripts/run.py [--scene ant_on_hammock] [--num-envs 1] [--frames 60] [--dt SECONDS]
+                          [--device cpu] [--output output] [--eager]
 """
 
 from __future__ import annotations
@@ -135,7 +135,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--scene", choices=scene_names(), default="ant_on_hammock", help="ready scene to run")
     parser.add_argument("--num-envs", type=positive_int, default=1, help="number of envs (Newton worlds)")
     parser.add_argument("--frames", type=positive_int, default=60, help="env steps to run and record")
-    parser.add_argument("--dt", type=positive_float, default=1.0 / 240.0, help="physics step [s]")
+    parser.add_argument(
+        "--dt", type=positive_float, default=None, help="physics step [s]; default: the scene's own, else 1/240"
+    )
     parser.add_argument("--device", default="cpu", help="Warp device, e.g. cpu or cuda:0")
     parser.add_argument("--output", default="output", help="folder for the .usda animation and the .png plot")
     parser.add_argument("--eager", action="store_true", help="do not capture the decimation loop as a graph")
@@ -143,6 +145,8 @@ def main(argv: list[str] | None = None) -> dict:
 
     wp.config.quiet = True
     spec = get_scene(args.scene)
+    if args.dt is None:
+        args.dt = spec.physics_dt if spec.physics_dt is not None else 1.0 / 240.0
     scene_cfg = spec.scene_cfg(num_envs=args.num_envs)
     coupler = spec.coupler(scene_cfg)
     out = Path(args.output)

@@ -1,10 +1,16 @@
-"""Train (or play) a PPO policy on the press-the-cloth task: a pusher coupled to a pinned cloth.
+"""Train a coupled task with rsl-rl's PPO (``OnPolicyRunner``), Isaac Lab style.
 
-Training prints progress, evaluates the random policy and the trained policy on the same
-number of episodes, saves a checkpoint and a PNG learning curve into ``--output``.
+The task is a gymnasium id registered by a module in ``configs/`` (an unknown id lists them); its
+registration names the env config and the rsl-rl runner config. The run folder
+``<log_root>/<experiment>/<time>_seed<N>`` receives rsl-rl's tensorboard log and checkpoints
+(``model_<it>.pt``), the exported policy (``exported/policy.pt`` TorchScript and
+``exported/policy.onnx``), the learning curve ``learning_curve.png`` and ``result.json``: the
+mean return of the random policy, of the task's scripted oracle (when it has one) and of the
+trained policy (deterministic) on the same number of whole episodes, and the training wall time.
 
-    python scripts/train.py                         # train with the defaults (a few minutes on a CPU)
-    python scripts/train.py --play output/press_cloth_seed0.pt
+    python scripts/train.py --task Isaac-Arm-Press-Cloth-Direct-v0
+    python scripts/train.py --task Isaac-Arm-Press-Cloth-Direct-v0 --seed 1 --num_envs 32 --max_iterations 250
+    tensorboard --logdir logs/rsl_rl
 """
 
 from __future__ import annotations
@@ -13,54 +19,47 @@ import argparse
 import json
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 import torch
 import warp as wp
-from tqdm import tqdm
-
-from isaaclab_contrib.rl import PPO, PPOCfg
-from isaaclab_contrib.rl.ppo import ActorCritic
-from isaaclab_contrib.utils.cli import positive_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
-from configs.press_cloth_task import PressClothEnv, PressClothEnvCfg
+from rl_common import add_common_arguments, make_env, oracle_for, policy_function, task_configs
+
+from isaaclab_contrib.rl import RslRlVecEnvWrapper, evaluate_policy, random_policy
+from isaaclab_contrib.utils.cli import positive_int
 
 
-def evaluate(env: PressClothEnv, policy, rounds: int = 1) -> float:
-    """Mean return of *policy* (``obs -> actions``) over ``rounds`` episodes of every env.
+def read_curve(log_dir: Path, tag: str = "Train/mean_reward") -> tuple[list[int], list[float]]:
+    """Iterations and values of the scalar *tag* from the run's tensorboard event files."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    Each env contributes exactly its first ``rounds`` episodes, so early failures do not bias the mean.
-    """
-    obs, _ = env.reset()
-    returns: list[list[float]] = [[] for _ in range(env.num_envs)]
-    while min(len(r) for r in returns) < rounds:
-        obs, _, _, _, extras = env.step(policy(obs))
-        if "episode" in extras:
-            for env_id, value in zip(
-                extras["episode"]["env_ids"].tolist(), extras["episode"]["return"].tolist(), strict=True
-            ):
-                returns[env_id].append(value)
-    values = [v for r in returns for v in r[:rounds]]
-    return float(sum(values) / len(values))
+    events = EventAccumulator(str(log_dir), size_guidance={"scalars": 0})
+    events.Reload()
+    if tag not in events.Tags().get("scalars", []):
+        return [], []
+    scalars = events.Scalars(tag)
+    return [s.step for s in scalars], [s.value for s in scalars]
 
 
-def random_policy(env: PressClothEnv, seed: int):
-    generator = torch.Generator().manual_seed(seed)
-    return lambda obs: torch.rand(env.num_envs, env.num_actions, generator=generator) * 2.0 - 1.0
-
-
-def plot_curve(path: Path, steps, returns, random_return: float, trained_return: float, seed: int) -> None:
+def plot_curve(path: Path, log_dir: Path, samples_per_iteration: int, result: dict, title: str) -> None:
+    """Training-episode return per iteration (from the tensorboard log) against the evaluated references."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    steps, values = read_curve(log_dir)
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(steps, returns, label="training episodes (mean return per update)")
-    ax.axhline(random_return, color="gray", linestyle="--", label=f"random policy ({random_return:.1f})")
-    ax.axhline(trained_return, color="green", linestyle=":", label=f"trained, deterministic ({trained_return:.1f})")
-    ax.set(xlabel="env steps (all envs)", ylabel="episode return", title=f"press the cloth: PPO, seed {seed}")
+    ax.plot([s * samples_per_iteration for s in steps], values, label="training episodes (rsl-rl mean return)")
+    styles = {"random": ("gray", "--"), "oracle": ("black", "-."), "trained": ("green", ":")}
+    for name, (color, style) in styles.items():
+        if result.get(f"{name}_return") is not None:
+            value = result[f"{name}_return"]
+            ax.axhline(value, color=color, linestyle=style, label=f"{name} policy ({value:.1f})")
+    ax.set(xlabel="env steps (all envs)", ylabel="episode return", title=title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -68,79 +67,77 @@ def plot_curve(path: Path, steps, returns, random_return: float, trained_return:
     plt.close(fig)
 
 
-def train(args) -> dict:
-    out = Path(args.output)
-    out.mkdir(parents=True, exist_ok=True)
-    env = PressClothEnv(PressClothEnvCfg(num_envs=args.num_envs, seed=args.seed, device=args.device))
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common_arguments(parser)
+    parser.add_argument("--max_iterations", "--max-iterations", type=positive_int, default=None, help="PPO updates")
+    parser.add_argument("--log_root", "--log-root", default="logs/rsl_rl", help="root folder of the runs")
+    parser.add_argument("--run_name", "--run-name", default=None, help="suffix of the run folder")
+    args = parser.parse_args(argv)
+    wp.config.quiet = True
+    from rsl_rl.runners import OnPolicyRunner
+
+    env_cfg, agent_cfg = task_configs(args)
+    if args.max_iterations is not None:
+        agent_cfg.max_iterations = args.max_iterations
+    if args.run_name is not None:
+        agent_cfg.run_name = args.run_name
+    train_cfg = agent_cfg.to_rsl_rl()  # validates
+    stamp = datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
+    suffix = f"_{agent_cfg.run_name}" if agent_cfg.run_name else ""
+    log_dir = Path(args.log_root) / agent_cfg.experiment_name / f"{stamp}_seed{agent_cfg.seed}{suffix}"
+    print(f"[train] task {args.task}: {env_cfg.num_envs} envs, seed {agent_cfg.seed}, log dir {log_dir}")
+
+    torch.manual_seed(agent_cfg.seed)
+    env = make_env(args.task, env_cfg)
     try:
-        rounds = args.eval_rounds
-        random_return = evaluate(env, random_policy(env, args.seed), rounds)
-        print(f"random policy: mean return {random_return:.2f} over {rounds * env.num_envs} episodes")
-        ppo = PPO(env, PPOCfg(), seed=args.seed)
-        steps, curve, total, recent = [], [], 0, []
+        unwrapped = env.unwrapped
+        episodes = args.eval_episodes
+        result: dict = {"task": args.task, "seed": agent_cfg.seed, "num_envs": env_cfg.num_envs}
+        rand = evaluate_policy(unwrapped, random_policy(unwrapped, agent_cfg.seed), episodes, seed=agent_cfg.seed)
+        result["random_return"] = rand["mean"]
+        print(f"[train] random policy: mean return {rand['mean']:.2f} over {rand['episodes']} episodes")
+        oracle = oracle_for(args.task, unwrapped)
+        result["oracle_return"] = None
+        if oracle is not None:
+            ref = evaluate_policy(unwrapped, oracle, episodes, seed=agent_cfg.seed)
+            result["oracle_return"] = ref["mean"]
+            print(f"[train] scripted oracle: mean return {ref['mean']:.2f} over {ref['episodes']} episodes")
+
+        unwrapped.reset(seed=agent_cfg.seed)
+        vec_env = RslRlVecEnvWrapper(env)
+        runner = OnPolicyRunner(vec_env, train_cfg, log_dir=str(log_dir), device=str(unwrapped.torch_device))
         start = time.perf_counter()
-        bar = tqdm(range(args.iterations), desc="PPO updates", unit="update")
-        for _ in bar:
-            buf, finished = ppo.collect()
-            stats = ppo.update(buf)
-            total += ppo.cfg.num_steps * env.num_envs
-            recent = (recent + finished)[-2 * env.num_envs :]
-            if recent:
-                steps.append(total)
-                curve.append(sum(recent) / len(recent))
-                bar.set_postfix(ret=f"{curve[-1]:.1f}", value_loss=f"{stats['value']:.3f}")
-        elapsed = time.perf_counter() - start
-        trained_return = evaluate(env, lambda obs: ppo.model.act(obs.cpu(), deterministic=True), rounds)
-        ckpt = out / f"press_cloth_seed{args.seed}.pt"
-        ppo.save(str(ckpt), {"num_envs": args.num_envs, "seed": args.seed})
-        png = out / f"press_cloth_seed{args.seed}.png"
-        plot_curve(png, steps, curve, random_return, trained_return, args.seed)
-        result = {
-            "seed": args.seed,
-            "random_return": random_return,
-            "trained_return": trained_return,
-            "env_steps": total,
-            "train_seconds": elapsed,
-            "samples_per_second": total / elapsed,
-        }
-        print(
-            f"trained policy: mean return {trained_return:.2f} (random {random_return:.2f}, "
-            f"+{trained_return - random_return:.2f}) after {total} env steps in {elapsed:.0f} s"
+        runner.learn(num_learning_iterations=agent_cfg.max_iterations, init_at_random_ep_len=True)
+        train_seconds = time.perf_counter() - start
+        samples_per_iteration = agent_cfg.num_steps_per_env * env_cfg.num_envs
+        result["train_seconds"] = train_seconds
+        result["env_steps"] = agent_cfg.max_iterations * samples_per_iteration
+
+        policy = runner.get_inference_policy(device=str(unwrapped.torch_device))
+        trained = evaluate_policy(unwrapped, policy_function(policy, env_cfg.num_envs), episodes, seed=agent_cfg.seed)
+        result["trained_return"] = trained["mean"]
+        if result["oracle_return"]:
+            result["trained_over_oracle"] = trained["mean"] / result["oracle_return"]
+        exported = log_dir / "exported"
+        runner.export_policy_to_jit(str(exported), "policy.pt")
+        runner.export_policy_to_onnx(str(exported), "policy.onnx")
+        title = f"{args.task}: rsl-rl PPO, seed {agent_cfg.seed}"
+        plot_curve(log_dir / "learning_curve.png", log_dir, samples_per_iteration, result, title)
+        (log_dir / "result.json").write_text(json.dumps(result, indent=2))
+        ratio = (
+            f" = {100 * result['trained_over_oracle']:.0f} % of the oracle" if "trained_over_oracle" in result else ""
         )
-        print(f"saved {ckpt} and {png}")
-        (out / f"press_cloth_seed{args.seed}.json").write_text(json.dumps(result, indent=2))
+        print(
+            f"[train] trained policy: mean return {trained['mean']:.2f}{ratio} (random {rand['mean']:.2f}) after "
+            f"{result['env_steps']} env steps in {train_seconds:.0f} s"
+        )
+        print(
+            f"[train] wrote {log_dir}/model_*.pt, exported/policy.pt, exported/policy.onnx, learning_curve.png, result.json"
+        )
         return result
     finally:
         env.close()
-
-
-def play(args) -> float:
-    ckpt = torch.load(args.play, weights_only=False)
-    env = PressClothEnv(PressClothEnvCfg(num_envs=args.num_envs, seed=args.seed, device=args.device))
-    try:
-        model = ActorCritic(env.num_observations, env.num_actions, PPOCfg(**ckpt["cfg"]))
-        model.load_state_dict(ckpt["model"])
-        mean_return = evaluate(env, lambda obs: model.act(obs.cpu(), deterministic=True), args.eval_rounds)
-        print(f"{args.play}: mean return {mean_return:.2f} over {args.eval_rounds * env.num_envs} episodes")
-        return mean_return
-    finally:
-        env.close()
-
-
-def main(argv: list[str] | None = None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--num-envs", type=positive_int, default=16)
-    parser.add_argument(
-        "--iterations", type=positive_int, default=120, help="PPO updates (each 32 env steps x num_envs)"
-    )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--eval-rounds", type=positive_int, default=2, help="evaluation episodes per env")
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--output", default="output")
-    parser.add_argument("--play", default=None, help="evaluate this checkpoint instead of training")
-    args = parser.parse_args(argv)
-    wp.config.quiet = True
-    return play(args) if args.play else train(args)
 
 
 if __name__ == "__main__":

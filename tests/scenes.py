@@ -5,6 +5,7 @@ from __future__ import annotations
 import newton
 import warp as wp
 
+from isaaclab_contrib.coupling import build_coupled_solver, finalize_builder
 from isaaclab_contrib.scenes import add_pinned_cloth
 
 CLOTH_DIM = 8  # cells per side -> (CLOTH_DIM + 1) ** 2 particles
@@ -132,3 +133,19 @@ def sensor_prototype(box_density: float = 100.0) -> newton.ModelBuilder:
         damping=10.0,
     )
     return b
+
+
+def run_coupled(builder: newton.ModelBuilder, cfg, steps: int, dt: float, device: str):
+    """Finalize *builder* for *cfg*, build the coupled solver and step it; returns the model and the last state."""
+    finalize_builder(builder, cfg)
+    model = builder.finalize(device=device)
+    solver = build_coupled_solver(model, cfg)
+    pipeline = newton.CollisionPipeline(model)
+    contacts = pipeline.contacts()
+    solver.prepare_contacts(contacts)
+    state_0, state_1, control = model.state(), model.state(), model.control()
+    for _ in range(steps):
+        pipeline.collide(state_0, contacts)
+        solver.step(state_0, state_1, control, contacts, dt)
+        state_0, state_1 = state_1, state_0
+    return model, state_0

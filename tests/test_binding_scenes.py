@@ -4,7 +4,7 @@ import newton
 import numpy as np
 import pytest
 import warp as wp
-from scenes import add_cloth_grid
+from scenes import add_cloth_grid, run_coupled
 
 from isaaclab_contrib.coupling import (
     CouplerAdmmCfg,
@@ -30,22 +30,6 @@ from isaaclab_contrib.physics.mpm_colliders import hull_surface
 from isaaclab_contrib.scenes import add_granular_bed
 
 GRAVITY = 9.81  # [m/s^2], Newton's default (along -z)
-
-
-def run_coupled(builder: newton.ModelBuilder, cfg, steps: int, dt: float, device: str):
-    """Finalize *builder* for *cfg*, build the coupled solver and step it; returns the model and the last state."""
-    finalize_builder(builder, cfg)
-    model = builder.finalize(device=device)
-    solver = build_coupled_solver(model, cfg)
-    pipeline = newton.CollisionPipeline(model)
-    contacts = pipeline.contacts()
-    solver.prepare_contacts(contacts)
-    state_0, state_1, control = model.state(), model.state(), model.control()
-    for _ in range(steps):
-        pipeline.collide(state_0, contacts)
-        solver.step(state_0, state_1, control, contacts, dt)
-        state_0, state_1 = state_1, state_0
-    return model, state_0
 
 
 def add_chain(builder: newton.ModelBuilder, prefix: str, links: int, height: float) -> list[int]:

@@ -198,3 +198,101 @@ def test_model_cfg_nested_validation():
     cfg = CouplerAdmmCfg(entries=[rigid(), cloth()], model_cfg=NewtonModelCfg(soft_contact_mu=-2.0))
     with pytest.raises(ValueError, match=r"NewtonModelCfg\.soft_contact_mu"):
         cfg.validate()
+
+
+# ------------------------------------------------------------------ view, hooks, index selection, proxy joints
+def _hook(view):
+    return None
+
+
+def _post_build(solver, view):
+    return None
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "exc", "match"),
+    [
+        ("body_ids", "3", TypeError, r"entries\['rigid'\]\.body_ids must be a list of integer indices"),
+        ("body_ids", [1.5], TypeError, r"entries\['rigid'\]\.body_ids\[0\] must be an integer index"),
+        ("body_ids", [True], TypeError, r"entries\['rigid'\]\.body_ids\[0\] must be an integer index"),
+        ("body_ids", [-1], ValueError, r"entries\['rigid'\]\.body_ids\[0\]=-1 must be >= 0"),
+        ("body_ids", [2, 2], ValueError, r"entries\['rigid'\]\.body_ids lists an index more than once"),
+        ("hide_elements", "springs", TypeError, r"entries\['rigid'\]\.hide_elements must be a list of element kinds"),
+        ("hide_elements", [3], TypeError, r"entries\['rigid'\]\.hide_elements\[0\] must be an element kind string"),
+        ("hide_elements", ["cloth"], ValueError, r"hide_elements\[0\]='cloth' is not an element kind.*'springs'"),
+        ("hide_elements", ["Springs"], ValueError, r"hide_elements\[0\]='Springs' is not an element kind"),
+        ("hide_elements", ["edges", "edges"], ValueError, r"hide_elements lists an element kind more than once"),
+        ("configure_view", 5, TypeError, r"entries\['rigid'\]\.configure_view must be a callable taking the entry's"),
+        ("configure_view", "hide", TypeError, r"entries\['rigid'\]\.configure_view must be a callable"),
+        ("configure_view", lambda: None, TypeError, r"entries\['rigid'\]\.configure_view=.*cannot be called with"),
+        ("configure_view", _post_build, TypeError, r"configure_view=.*_post_build cannot be called with the entry's"),
+        ("post_build", 5, TypeError, r"entries\['rigid'\]\.post_build must be a callable taking \(entry solver"),
+        ("post_build", _hook, TypeError, r"entries\['rigid'\]\.post_build=.*_hook cannot be called with \(entry"),
+    ],
+)
+def test_new_entry_field_errors(field, value, exc, match):
+    cfg = CouplerAdmmCfg(entries=[rigid(), cloth()])
+    setattr(cfg.entries[0], field, value)
+    before = repr(cfg.to_dict())
+    with pytest.raises(exc, match=match):
+        cfg.validate()
+    assert repr(cfg.to_dict()) == before
+
+
+def test_new_entry_fields_accept_valid_values():
+    import functools
+
+    entry = rigid(
+        body_ids=[0, 3],
+        hide_elements=["springs", "triangles", "edges", "tetrahedra"],
+        configure_view=_hook,
+        post_build=_post_build,
+    )
+    CouplerAdmmCfg(entries=[entry, cloth(configure_view=lambda view, extra=None: None)]).validate()
+    CouplerAdmmCfg(entries=[rigid(post_build=functools.partial(lambda tag, s, v: None, "tag"))]).validate()
+    CouplerAdmmCfg(entries=[rigid(configure_view=print)]).validate()  # a builtin without a usable signature
+    CouplerAdmmCfg(entries=[rigid(bodies=[], body_ids=[1])]).validate()  # ids alone select bodies
+
+
+@pytest.mark.parametrize(
+    ("value", "exc", "match"),
+    [
+        ("hook", TypeError, r"CouplerAdmmCfg\.post_build must be a callable taking \(coupled solver, model\)"),
+        (_hook, TypeError, r"CouplerAdmmCfg\.post_build=.*_hook cannot be called with \(coupled solver, model\)"),
+    ],
+)
+def test_coupler_post_build_errors(value, exc, match):
+    with pytest.raises(exc, match=match):
+        CouplerAdmmCfg(entries=[rigid(), cloth()], post_build=value).validate()
+    CouplerAdmmCfg(entries=[rigid(), cloth()], post_build=_post_build, update_joint_coordinates=True).validate()
+    with pytest.raises(TypeError, match=r"CouplerProxyCfg\.update_joint_coordinates must be a bool"):
+        CouplerProxyCfg(entries=[rigid(), cloth()], update_joint_coordinates=1).validate()
+
+
+@pytest.mark.parametrize(
+    ("joints", "exc", "match"),
+    [
+        ("hinge", TypeError, r"proxies\[0\]\.joints must be a list of joint-label regexes or joint ids"),
+        ([1.0], TypeError, r"proxies\[0\]\.joints\[0\] must be a joint-label regex or a joint id, got float"),
+        ([True], TypeError, r"proxies\[0\]\.joints\[0\] must be a joint-label regex or a joint id, got bool"),
+        ([-2], ValueError, r"proxies\[0\]\.joints\[0\]=-2 must be >= 0"),
+        (["("], ValueError, r"proxies\[0\]\.joints\[0\]='\(' is not a valid regular expression"),
+        ([4, ".*", 4], ValueError, r"proxies\[0\]\.joints lists a joint id more than once"),
+    ],
+)
+def test_proxy_joint_errors(joints, exc, match):
+    cfg = CouplerProxyCfg(
+        entries=[rigid(), cloth()],
+        proxies=[CouplerProxyMappingCfg(source="rigid", destination="cloth", bodies=[0], joints=joints)],
+    )
+    with pytest.raises(exc, match=match):
+        cfg.validate()
+
+
+def test_proxy_mapping_of_joints_only_is_valid_and_an_empty_one_is_not():
+    joints_only = CouplerProxyMappingCfg(source="rigid", destination="cloth", joints=[".*/hinge", 2])
+    CouplerProxyCfg(entries=[rigid(), cloth()], proxies=[joints_only]).validate()
+    with pytest.raises(ValueError, match=r"proxies\[0\]: a proxy mapping needs at least one body, particle or joint"):
+        CouplerProxyCfg(
+            entries=[rigid(), cloth()], proxies=[CouplerProxyMappingCfg(source="rigid", destination="cloth")]
+        ).validate()

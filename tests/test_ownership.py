@@ -272,3 +272,132 @@ def test_resolution_does_not_mutate_config(model):
     resolve_coupling(model, cfg)
     assert cfg.proxies[0].bodies == [".*/Box/body"]
     assert np.all(model.shape_body.numpy()[:5] == np.arange(5))
+
+
+# ------------------------------------------------------------------ bodies by index, proxy joints
+def test_body_ids_select_exactly_those_bodies_with_their_joints_and_shapes(model):
+    owned = resolve_quiet(model, admm(entry("boxes", body_ids=per_world(3))))
+    assert owned["boxes"].bodies == per_world(3)
+    assert owned["boxes"].joints == per_world(3)  # the free joints follow their child body
+    assert owned["boxes"].shapes == per_world(3)
+    # An id selects that body only (no descendants, unlike a label path); ids and regexes combine.
+    owned = resolve_quiet(model, admm(entry("mixed", bodies=["/World/envs/env_0/Box"], body_ids=[6, 3])))
+    assert owned["mixed"].bodies == [3, 6]
+    assert owned["mixed"].joints == [3]  # hinge1 of world 1: its parent (base, 5) is not selected
+    with pytest.raises(
+        ValueError,
+        match=rf"entries\['boxes'\]\.body_ids\[1\]={WORLDS * STRIDE} is out of range: the model has {WORLDS * STRIDE} bodies",
+    ):
+        resolve_entries(model, admm(entry("boxes", body_ids=[0, WORLDS * STRIDE])))
+
+
+@pytest.mark.parametrize(
+    "other",
+    [entry("by_regex", bodies=["/World/envs/env_2/Box/body"]), entry("by_id", body_ids=[13])],
+    ids=["regex", "id"],
+)
+def test_an_id_claimed_twice_is_the_same_error_as_a_regex_overlap(model, other):
+    with pytest.raises(
+        ValueError,
+        match=rf"body '/World/envs/env_2/Box/body' \(id 13\) is owned by both entries 'ids' and '{other.name}'",
+    ):
+        resolve_entries(model, admm(entry("ids", body_ids=per_world(3)), other))
+
+
+def joint_proxy_cfg(joints, bodies=(".*/Robot",), source=(".*/Robot",)):
+    return CouplerProxyCfg(
+        entries=[
+            entry("robot", bodies=list(source), include_static_shapes=True),
+            entry("cloth", VBDSolverCfg(), all_particles=True),
+        ],
+        proxies=[CouplerProxyMappingCfg(source="robot", destination="cloth", bodies=list(bodies), joints=list(joints))],
+    )
+
+
+def test_proxy_joints_resolve_like_bodies(model):
+    plan = resolve_coupling(model, joint_proxy_cfg([r".*/Robot/hinge\d"]), warn=False)
+    assert plan.proxies[0].joints == per_world(1, 2)
+    plan = resolve_coupling(model, joint_proxy_cfg([1, "/World/envs/env_3/Robot/hinge2"]), warn=False)
+    assert plan.proxies[0].joints == [1, 3 * STRIDE + 2]
+    assert plan.proxies[0].bodies == per_world(0, 1, 2)
+
+
+@pytest.mark.parametrize(
+    ("joints", "kwargs", "match"),
+    [
+        (["nope"], {}, r"proxies\[0\]\.joints\[0\]='nope' matches no joint label"),
+        ([99], {}, r"proxies\[0\]\.joints\[0\]=99 is out of range: the model has 20 joints"),
+        (
+            [3],
+            {},
+            r"proxies\[0\]\.joints: joint '/World/envs/env_0/Box/body.*' \(id 3\) is not owned by the source entry 'robot'",
+        ),
+        (
+            [".*/Robot"],
+            {},
+            r"proxies\[0\]\.joints: joint '/World/envs/env_0/Robot/root_joint' \(id 0\) is a FREE joint; proxy joints "
+            r"must be FIXED, PRISMATIC, REVOLUTE",
+        ),
+        (
+            [1],
+            {"bodies": [".*/Robot/base"]},
+            r"proxies\[0\]\.joints: joint '/World/envs/env_0/Robot/hinge1' \(id 1\) connects body "
+            r"'/World/envs/env_0/Robot/link1' \(id 1\), which the destination entry 'cloth' does not see",
+        ),
+    ],
+)
+def test_proxy_joint_errors_name_the_mapping_and_the_joint(model, joints, kwargs, match):
+    cfg = joint_proxy_cfg(joints, **kwargs)
+    before = repr(cfg.to_dict())
+    with pytest.raises(ValueError, match=match):
+        resolve_coupling(model, cfg, warn=False)
+    assert repr(cfg.to_dict()) == before
+
+
+def _show_view(view):
+    return None
+
+
+def test_report_shows_ids_view_settings_hooks_and_proxy_joints(model):
+    from isaaclab_contrib.coupling.report import ownership_report
+
+    cfg = CouplerProxyCfg(
+        entries=[
+            entry(
+                "robot",
+                bodies=[".*/Robot"],
+                body_ids=per_world(3),
+                include_static_shapes=True,
+                post_build=lambda solver, view: None,
+            ),
+            entry(
+                "cloth",
+                VBDSolverCfg(),
+                all_particles=True,
+                hide_elements=["springs", "edges"],
+                configure_view=_show_view,
+            ),
+        ],
+        proxies=[
+            CouplerProxyMappingCfg(
+                source="robot", destination="cloth", bodies=[".*/Robot"], joints=[r".*/env_0/Robot/hinge\d"]
+            )
+        ],
+        update_joint_coordinates=True,
+        post_build=print,
+    )
+    report = ownership_report(model, cfg)
+    assert "  bodies by id: 4 [/World/envs/env_0/Box/body, /World/envs/env_1/Box/body" in report
+    assert (
+        "  post_build: test_ownership.test_report_shows_ids_view_settings_hooks_and_proxy_joints.<locals>.<lambda>"
+        in report
+    )
+    assert "  view hides: springs, edges" in report
+    assert "  configure_view: test_ownership._show_view" in report
+    assert (
+        "Proxy robot -> cloth (lagged): 12 bodies [/World/envs/env_0/Robot/base, /World/envs/env_0/Robot/link1, "
+        "/World/envs/env_0/Robot/link1/link2 ... (+9)], 2 proxy joints [/World/envs/env_0/Robot/hinge1, "
+        "/World/envs/env_0/Robot/hinge2], 0 particles"
+    ) in report
+    assert "Joint coordinates recomputed from body poses after every step (update_joint_coordinates)" in report
+    assert "Coupler post_build: print" in report

@@ -70,6 +70,28 @@ def test_grain_bed_rests_on_cloth(device):
     assert np.all(np.abs(particle_q[grains, :2]) < 0.3)  # the bed stayed on the cloth
 
 
+def test_the_grain_solver_sees_the_cloth_contact_only():
+    """The XPBD grain entry receives the cloth as proxy particles but not its triangles and edges: the
+    cloth's elasticity is solved once, by VBD."""
+    import newton
+
+    from isaaclab_contrib.coupling import build_coupled_solver, finalize_builder, prepare_builder
+
+    scene = GrainsOnClothSceneCfg(num_envs=1)
+    spec = get_scene("grains_on_cloth")
+    cfg = spec.coupler(scene)
+    builder = newton.ModelBuilder()
+    prepare_builder(builder, cfg)
+    spec.build(builder, scene)
+    finalize_builder(builder, cfg)
+    model = builder.finalize(device="cpu")
+    solver = build_coupled_solver(model, cfg)
+    assert model.tri_count > 0 and model.edge_count > 0
+    grains, cloth = solver.view("grains"), solver.view("cloth")
+    assert grains.tri_count == grains.edge_count == grains.spring_count == grains.tet_count == 0
+    assert (cloth.tri_count, cloth.edge_count) == (model.tri_count, model.edge_count)
+
+
 def test_tool_sinks_into_sand_and_is_held(device):
     scene = ToolInSandSceneCfg(num_envs=1, bed_half_extent=0.08, bed_height=0.06, voxel_size=0.03)
     body_q, particle_q = run_scene("tool_in_sand", scene, frames=40, device=device)
@@ -79,3 +101,13 @@ def test_tool_sinks_into_sand_and_is_held(device):
     assert bottom > 0.0  # held by the sand above the ground
     assert bottom < scene.bed_height  # and sank into it
     assert particle_q[:, 2].min() > -0.01
+
+
+def test_env_particle_blocks_split_each_env_into_consecutive_blocks():
+    from isaaclab_contrib.scenes import env_particle_blocks
+
+    cloth, bed = env_particle_blocks(2, 3, 2)
+    assert cloth == [0, 1, 2, 5, 6, 7] and bed == [3, 4, 8, 9]
+    assert env_particle_blocks(1, 4) == [[0, 1, 2, 3]]
+    grains, cloth = particle_ranges(GrainsOnClothSceneCfg(num_envs=3))
+    assert sorted(grains + cloth) == list(range(3 * (32 + 81)))

@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from pxr import Usd, UsdGeom
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
@@ -61,12 +62,61 @@ def test_ownership_report_lists_entries_and_interfaces(capsys):
     assert "ADMM contact pairs: box <-> cloth" in report
 
 
-def test_training_script_trains_saves_and_plays(tmp_path):
+def test_ownership_report_shows_view_settings_and_proxy_joints():
+    report = inspect_ownership.main(["--scene", "xpbd_vbd_coupled", "--num-envs", "1"])
+    assert "[grains]" in report and "  view hides: springs, triangles, edges, tetrahedra" in report
+    report = inspect_ownership.main(["--scene", "proxy_joint_gripper_harsh", "--num-envs", "2"])
+    assert "6 proxy joints [/World/envs/env_0/Gripper/palm_weld, /World/envs/env_0/Gripper/left_finger_slide" in report
+    report = inspect_ownership.main(["--scene", "mujoco_vbd_admm", "--num-envs", "1"])
+    assert "Joints across entries (ADMM couples them): /World/envs/env_0/Payload/ball_joint" in report
+    assert "(update_joint_coordinates)" in report
+
+
+def test_training_script_trains_with_rsl_rl_exports_and_plays(tmp_path):
+    import json
+
+    import play
     import train
 
-    result = train.main(["--num-envs", "2", "--iterations", "2", "--eval-rounds", "1", "--output", str(tmp_path)])
-    assert result["env_steps"] == 2 * 32 * 2
-    checkpoint = tmp_path / "press_cloth_seed0.pt"
-    assert checkpoint.exists() and (tmp_path / "press_cloth_seed0.png").stat().st_size > 10_000
-    played = train.main(["--num-envs", "2", "--play", str(checkpoint), "--eval-rounds", "1"])
-    assert isinstance(played, float)
+    task = "Isaac-Arm-Press-Cloth-Direct-v0"
+    common = ["--task", task, "--num_envs", "2", "--eval_episodes", "1", "--seed", "3"]
+    result = train.main([*common, "--max_iterations", "2", "--log_root", str(tmp_path)])
+    assert result["env_steps"] == 2 * 24 * 2 and result["seed"] == 3
+    (run,) = (tmp_path / "arm_press_cloth").iterdir()
+    assert run.name.endswith("_seed3")
+    assert list(run.glob("events.out.tfevents.*"))  # rsl-rl's tensorboard log
+    assert (run / "model_1.pt").exists() and (run / "exported" / "policy.onnx").exists()
+    assert (run / "learning_curve.png").stat().st_size > 10_000
+    saved = json.loads((run / "result.json").read_text())
+    assert saved["oracle_return"] > saved["random_return"] and saved["trained_return"] == result["trained_return"]
+    # The checkpoint and its TorchScript export act identically on the same episodes.
+    from_checkpoint = play.main([*common, "--checkpoint", str(run / "model_1.pt"), "--no_export"])
+    from_export = play.main([*common, "--checkpoint", str(run / "exported" / "policy.pt")])
+    assert from_checkpoint["policy_return"] == pytest.approx(result["trained_return"], abs=1e-4)
+    assert from_export["policy_return"] == pytest.approx(from_checkpoint["policy_return"], abs=1e-4)
+    # A policy of another task is refused with a message naming the file.
+    other = ["--task", "Isaac-Press-Cloth-Direct-v0", "--num_envs", "2", "--eval_episodes", "1"]
+    for path in (run / "model_1.pt", run / "exported" / "policy.pt"):
+        with pytest.raises(SystemExit, match=str(path)):
+            play.main([*other, "--checkpoint", str(path), "--no_export"])
+
+
+def test_rl_scripts_refuse_bad_arguments(tmp_path, capsys):
+    import play
+    import train
+
+    with pytest.raises(SystemExit):
+        train.main(["--task", "Isaac-No-Such-Task-v0"])
+    assert "registered coupled tasks" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.main(["--num_envs", "0"])
+    with pytest.raises(SystemExit):
+        play.main(["--checkpoint", str(tmp_path / "missing.pt")])
+    assert "no such checkpoint file" in capsys.readouterr().err
+
+
+def test_benchmark_env_reports_captured_and_eager_rates():
+    import benchmark_env
+
+    (row,) = benchmark_env.main(["--num_envs", "2", "--steps", "4"])
+    assert row["num_envs"] == 2 and row["captured"] > 0 and row["eager"] > 0

@@ -20,10 +20,15 @@ import pytest
 
 import configs
 from configs.ant_on_hammock import AntOnHammockSceneCfg
+from configs.arm_press_cloth_task import ArmPressClothEnvCfg, ArmPressClothPPORunnerCfg
 from configs.box_on_cloth import BoxOnClothSceneCfg, build_box_on_cloth
 from configs.grains_on_cloth import GrainsOnClothSceneCfg
-from configs.press_cloth_task import PressClothEnvCfg
+from configs.mujoco_vbd_admm import AttachedBallSceneCfg
+from configs.press_cloth_task import PressClothEnvCfg, PressClothPPORunnerCfg
+from configs.proxy_joint_gripper import GripperSceneCfg, HarshGripperSceneCfg
+from configs.softbody_dropping_to_cloth import SoftbodyOnClothSceneCfg
 from configs.tool_in_sand import ToolInSandSceneCfg
+from configs.xpbd_vbd_coupled import XpbdVbdCoupledSceneCfg
 from isaaclab_contrib.coupling import (
     CouplerAdmmCfg,
     CouplerEntryCfg,
@@ -56,6 +61,7 @@ from isaaclab_contrib.physics.actuator_cfg import (
     IdealPDActuatorCfg,
     ImplicitActuatorCfg,
 )
+from isaaclab_contrib.rl import RslRlMlpModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
 from isaaclab_contrib.scenes import SceneBaseCfg
 from isaaclab_contrib.utils.configclass import configclass, is_configclass
 from isaaclab_contrib.utils.validation import FieldRule, declared_ranges, field_rules, parse_range
@@ -116,8 +122,19 @@ FACTORIES = {
     AntOnHammockSceneCfg: AntOnHammockSceneCfg,
     GrainsOnClothSceneCfg: GrainsOnClothSceneCfg,
     ToolInSandSceneCfg: ToolInSandSceneCfg,
+    XpbdVbdCoupledSceneCfg: XpbdVbdCoupledSceneCfg,
+    SoftbodyOnClothSceneCfg: SoftbodyOnClothSceneCfg,
+    GripperSceneCfg: GripperSceneCfg,
+    HarshGripperSceneCfg: HarshGripperSceneCfg,
+    AttachedBallSceneCfg: AttachedBallSceneCfg,
     CoupledDirectEnvCfg: CoupledDirectEnvCfg,
     PressClothEnvCfg: PressClothEnvCfg,
+    ArmPressClothEnvCfg: ArmPressClothEnvCfg,
+    RslRlMlpModelCfg: RslRlMlpModelCfg,
+    RslRlPpoAlgorithmCfg: RslRlPpoAlgorithmCfg,
+    RslRlOnPolicyRunnerCfg: RslRlOnPolicyRunnerCfg,
+    PressClothPPORunnerCfg: PressClothPPORunnerCfg,
+    ArmPressClothPPORunnerCfg: ArmPressClothPPORunnerCfg,
 }
 CLASSES = sorted(FACTORIES, key=lambda c: c.__name__)
 
@@ -133,6 +150,7 @@ def _config_modules():
         "isaaclab_contrib.coupling.coupler_cfg",
         "isaaclab_contrib.scenes.base_cfg",
         "isaaclab_contrib.envs.direct_env",
+        "isaaclab_contrib.rl.rsl_rl_cfg",
     ]
     names += [
         f"isaaclab_contrib.physics.{m.name}" for m in pkgutil.iter_modules(physics.__path__) if m.name.endswith("_cfg")
@@ -445,6 +463,15 @@ def test_scene_and_task_configs():
         GrainsOnClothSceneCfg(grains=(4, 4, 0)).validate()
     with pytest.raises(ValueError, match=r"ToolInSandSceneCfg\.num_envs must be >= 1, got 0"):
         ToolInSandSceneCfg(num_envs=0).validate()
+    with pytest.raises(ValueError, match=r"HarshGripperSceneCfg\.close_time must be > 0, got 0\.0"):
+        HarshGripperSceneCfg(close_time=0.0).validate()
+    assert HarshGripperSceneCfg().block_density > GripperSceneCfg().block_density  # the harsh values
+    with pytest.raises(ValueError, match=r"AttachedBallSceneCfg\.cloth_cells must be >= 2, got 1"):
+        AttachedBallSceneCfg(cloth_cells=1).validate()
+    with pytest.raises(ValueError, match=r"XpbdVbdCoupledSceneCfg\.bed_grains\[0\] must be >= 1, got 0"):
+        XpbdVbdCoupledSceneCfg(bed_grains=(0, 5, 3)).validate()
+    with pytest.raises(ValueError, match=r"SoftbodyOnClothSceneCfg\.block_cell_size must be > 0"):
+        SoftbodyOnClothSceneCfg(block_cell_size=-0.1).validate()
     with pytest.raises(ValueError, match=r"PressClothEnvCfg\.target_depth_range must be \(low, high\)"):
         PressClothEnvCfg(target_depth_range=(0.07, 0.04)).validate()
     with pytest.raises(ValueError, match=r"PressClothEnvCfg\.device must be a Warp device alias"):

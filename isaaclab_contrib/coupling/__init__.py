@@ -1,6 +1,6 @@
 """Named Newton couplers: solver entries that own parts of a model, coupled through ADMM or virtual proxies."""
 
-from .construction import build_coupled_solver, finalize_builder, prepare_builder
+from .construction import CouplerHookError, build_coupled_solver, finalize_builder, prepare_builder
 from .coupler import NewtonCouplerManager
 from .coupler_cfg import CouplerAdmmCfg, CouplerCfg, CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
 from .ownership import CouplingPlan, CouplingWarning, EntryOwnership, ProxyResolution, resolve_coupling, resolve_entries
@@ -9,6 +9,7 @@ __all__ = [
     "CouplerAdmmCfg",
     "CouplerCfg",
     "CouplerEntryCfg",
+    "CouplerHookError",
     "CouplerProxyCfg",
     "CouplerProxyMappingCfg",
     "CouplingPlan",

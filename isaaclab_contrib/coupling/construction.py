@@ -18,6 +18,10 @@ no coupled scene with such a robot could be captured on the CPU. The solvers her
 rows with a kernel of their own (graph-safe on every device, same values) and let Newton copy
 everything else as before.
 
+With :attr:`~isaaclab_contrib.coupling.CouplerCfg.update_joint_coordinates` they recompute the output
+state's joint coordinates from its body poses after every step (``newton.eval_ik``), as Newton's ADMM
+examples do in their loops.
+
 They also neutralize a Newton 1.8 defect in ``SolverCoupled``'s per-entry shape visibility:
 when an entry's visible shape set is empty (it owns no shape, receives no proxy body with shapes
 and the model has no static shape), Newton returns early and hides *nothing*, so the entry (say a
@@ -28,6 +32,7 @@ from such an entry, at construction and again after ``notify_model_changed``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,13 +40,26 @@ import warp as wp
 
 from isaaclab_contrib.physics.bindings import binding_for
 
-from .coupler_cfg import CouplerAdmmCfg, CouplerCfg, CouplerProxyCfg
+from .coupler_cfg import HIDEABLE_ELEMENTS, CouplerAdmmCfg, CouplerCfg, CouplerEntryCfg, CouplerProxyCfg, _callable_name
 from .ownership import CouplingPlan, resolve_coupling, write_back_proxy_bodies
 
 if TYPE_CHECKING:
     import newton
 
-__all__ = ["build_coupled_solver", "finalize_builder", "prepare_builder"]
+__all__ = ["CouplerHookError", "build_coupled_solver", "finalize_builder", "prepare_builder"]
+
+
+class CouplerHookError(RuntimeError):
+    """A hook of a coupler config (``configure_view``, ``post_build``) raised; the message names the config
+    class, the entry and the hook, and the hook's exception is the ``__cause__``."""
+
+
+def _call_hook(hook: Callable[..., Any], args: Sequence[Any], where: str) -> None:
+    try:
+        hook(*args)
+    except Exception as err:
+        raise CouplerHookError(f"{where}={_callable_name(hook)} raised {type(err).__name__}: {err}") from err
+
 
 _VISIBILITY_HOOKS = ("_apply_entry_shape_visibility", "_entry_visible_shapes", "_refresh_model_view_overrides")
 _CONTROL_COPY_HOOKS = ("_step_entry",)
@@ -118,6 +136,20 @@ class _EmptyVisibilityFix:
         view.shape_flags = wp.array(flags, dtype=view.shape_flags.dtype, device=model.device)
 
 
+class _JointCoordinateUpdate:
+    """Mixin over ``SolverCoupled`` subclasses: optionally recompute the output state's joint coordinates from
+    its body state after every step (``CouplerCfg.update_joint_coordinates``)."""
+
+    _update_joint_coordinates = False
+
+    def step(self, state_in, state_out, control, contacts, dt, **kwargs):
+        super().step(state_in, state_out, control, contacts, dt, **kwargs)
+        if self._update_joint_coordinates and self.model.joint_count:
+            import newton
+
+            newton.eval_ik(self.model, state_out, state_out.joint_q, state_out.joint_qd)
+
+
 _SOLVER_CLASSES: dict[str, type] = {}
 
 
@@ -137,10 +169,12 @@ def _coupled_classes() -> tuple[type, type]:
                 "newton==1.8.0."
             )
 
-        class CoupledSolverADMM(_GraphSafeControlCopy, _EmptyVisibilityFix, SolverCoupledADMM):
+        class CoupledSolverADMM(_JointCoordinateUpdate, _GraphSafeControlCopy, _EmptyVisibilityFix, SolverCoupledADMM):
             """``SolverCoupledADMM`` with graph-safe entry control copies and no phantom shapes (see module docs)."""
 
-        class CoupledSolverProxy(_GraphSafeControlCopy, _EmptyVisibilityFix, SolverCoupledProxy):
+        class CoupledSolverProxy(
+            _JointCoordinateUpdate, _GraphSafeControlCopy, _EmptyVisibilityFix, SolverCoupledProxy
+        ):
             """``SolverCoupledProxy`` with graph-safe entry control copies and no phantom shapes (see module docs)."""
 
         _SOLVER_CLASSES["admm"] = CoupledSolverADMM
@@ -198,6 +232,23 @@ def _entry_factory(cfg: CouplerCfg, entry) -> Any:
     return factory
 
 
+def _view_hook(cfg: CouplerCfg, entry: CouplerEntryCfg) -> Callable[[Any], None] | None:
+    """The ``configure_view`` Newton calls for *entry*: hide the listed element kinds, then the user's hook."""
+    counts = [HIDEABLE_ELEMENTS[name] for name in entry.hide_elements]
+    user_hook = entry.configure_view
+    if not counts and user_hook is None:
+        return None
+    where = f"{type(cfg).__name__}.entries[{entry.name!r}].configure_view"
+
+    def configure_view(view) -> None:
+        for count in counts:
+            setattr(view, count, 0)
+        if user_hook is not None:
+            _call_hook(user_hook, (view,), where)
+
+    return configure_view
+
+
 def build_entries(cfg: CouplerCfg, plan: CouplingPlan) -> list:
     """Return the ``SolverCoupled.Entry`` list for a resolved plan."""
     from newton.solvers.experimental.coupled import SolverCoupled
@@ -213,11 +264,26 @@ def build_entries(cfg: CouplerCfg, plan: CouplingPlan) -> list:
                 particles=tuple(own.particles),
                 joints=tuple(own.joints),
                 shapes=tuple(own.shapes),
+                configure_view=_view_hook(cfg, entry),
                 substeps=int(entry.substeps),
                 in_place=bool(entry.in_place),
             )
         )
     return entries
+
+
+def run_post_build_hooks(solver: Any, model: Any, cfg: CouplerCfg) -> None:
+    """Call every entry's ``post_build(entry_solver, entry_view)``, then the coupler's ``post_build(solver, model)``."""
+    cls = type(cfg).__name__
+    for entry in cfg.entries:
+        if entry.post_build is not None:
+            _call_hook(
+                entry.post_build,
+                (solver.solver(entry.name), solver.view(entry.name)),
+                f"{cls}.entries[{entry.name!r}].post_build",
+            )
+    if cfg.post_build is not None:
+        _call_hook(cfg.post_build, (solver, model), f"{cls}.post_build")
 
 
 def build_coupled_solver(
@@ -245,11 +311,13 @@ def build_coupled_solver(
 
     Returns:
         A ``SolverCoupledADMM`` or ``SolverCoupledProxy`` (subclasses that hide every shape from an
-        entry with no visible shape; see the module documentation).
+        entry with no visible shape; see the module documentation). Every entry's ``post_build`` and
+        then the coupler's ``post_build`` have run on it.
 
     Raises:
         TypeError: A wrong type in the config, or a solver field the installed Newton does not accept.
         ValueError: An invalid value; the message names the config class, entry and field.
+        CouplerHookError: A ``configure_view`` or ``post_build`` hook raised; the message names the entry.
     """
     from newton.solvers.experimental.coupled import SolverCoupledADMM, SolverCoupledProxy
 
@@ -303,6 +371,7 @@ def build_coupled_solver(
                 proxy_relaxation_mode=p.mapping.proxy_relaxation_mode,
                 proxy_relaxation_min=float(p.mapping.proxy_relaxation_min),
                 proxy_relaxation_max=float(p.mapping.proxy_relaxation_max),
+                joints=tuple(p.joints),
                 collision_pipeline=p.mapping.pipeline_factory(),
                 collide_interval=p.mapping.collide_interval,
             )
@@ -310,6 +379,8 @@ def build_coupled_solver(
         ]
         config = SolverCoupledProxy.Config(proxies=proxies, iterations=coupler_cfg.iterations)
         solver = proxy_cls(model, entries, config)
+    solver._update_joint_coordinates = bool(coupler_cfg.update_joint_coordinates)
+    run_post_build_hooks(solver, model, coupler_cfg)
     if write_back:
         write_back_proxy_bodies(plan)
     return solver

@@ -10,6 +10,7 @@ class's ``_ranges`` (:mod:`isaaclab_contrib.utils.validation`).
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import re
 from collections.abc import Callable, Mapping
@@ -22,6 +23,7 @@ from isaaclab_contrib.utils.configclass import MISSING, check_missing, configcla
 from isaaclab_contrib.utils.validation import check_fields, nested
 
 __all__ = [
+    "HIDEABLE_ELEMENTS",
     "CouplerAdmmCfg",
     "CouplerCfg",
     "CouplerEntryCfg",
@@ -32,9 +34,27 @@ __all__ = [
 PROXY_MAX_ENTRIES = 2
 """Newton 1.8's proxy coupler couples at most this many entries."""
 
+HideableElement = Literal["springs", "triangles", "edges", "tetrahedra"]
+"""Names accepted by :attr:`CouplerEntryCfg.hide_elements`."""
+
+HIDEABLE_ELEMENTS: dict[str, str] = {
+    "springs": "spring_count",
+    "triangles": "tri_count",
+    "edges": "edge_count",
+    "tetrahedra": "tet_count",
+}
+"""Element kinds an entry can hide from its solver, and the ``ModelView`` count set to zero for each."""
+
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _check_regex(pattern: str, where: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as err:
+        raise ValueError(f"{where}={pattern!r} is not a valid regular expression: {err}") from err
 
 
 def _check_regex_list(value: Any, where: str) -> None:
@@ -43,10 +63,35 @@ def _check_regex_list(value: Any, where: str) -> None:
     for i, pattern in enumerate(value):
         if not isinstance(pattern, str):
             raise TypeError(f"{where}[{i}] must be a regex string, got {type(pattern).__name__}")
-        try:
-            re.compile(pattern)
-        except re.error as err:
-            raise ValueError(f"{where}[{i}]={pattern!r} is not a valid regular expression: {err}") from err
+        _check_regex(pattern, f"{where}[{i}]")
+
+
+def _check_callable(value: Any, where: str, arguments: str, arity: int) -> None:
+    """Check an optional hook: ``None`` or a callable that accepts *arity* positional arguments."""
+    if value is None:
+        return
+    if not callable(value):
+        raise TypeError(f"{where} must be a callable taking {arguments}, or None; got {type(value).__name__} {value!r}")
+    try:
+        signature = inspect.signature(value)
+    except (TypeError, ValueError):  # a builtin or extension callable without a signature: accept it
+        return
+    try:
+        signature.bind(*([None] * arity))
+    except TypeError as err:
+        raise TypeError(
+            f"{where}={_callable_name(value)} cannot be called with {arguments} ({arity} positional "
+            f"argument{'s' if arity != 1 else ''}): {err}"
+        ) from None
+
+
+def _callable_name(value: Any) -> str:
+    """A short readable name of a callable for messages and reports."""
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    if name is None:
+        return type(value).__name__ + " instance"
+    module = getattr(value, "__module__", None)
+    return f"{module}.{name}" if module and module not in ("builtins", "__main__") else name
 
 
 def _check_index_list(value: Any, where: str) -> None:
@@ -59,6 +104,24 @@ def _check_index_list(value: Any, where: str) -> None:
             raise ValueError(f"{where}[{i}]={index} must be >= 0")
     if len(set(value)) != len(value):
         raise ValueError(f"{where} lists an index more than once")
+
+
+def _check_hide_elements(value: Any, where: str) -> None:
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(
+            f"{where} must be a list of element kinds ({', '.join(map(repr, HIDEABLE_ELEMENTS))}), "
+            f"got {type(value).__name__}"
+        )
+    for i, name in enumerate(value):
+        if not isinstance(name, str):
+            raise TypeError(f"{where}[{i}] must be an element kind string, got {type(name).__name__} {name!r}")
+        if name not in HIDEABLE_ELEMENTS:
+            raise ValueError(
+                f"{where}[{i}]={name!r} is not an element kind that can be hidden; "
+                f"choose from {list(HIDEABLE_ELEMENTS)}"
+            )
+    if len(set(value)) != len(value):
+        raise ValueError(f"{where} lists an element kind more than once: {list(value)!r}")
 
 
 @configclass
@@ -79,6 +142,10 @@ class CouplerEntryCfg:
     """Configuration of this entry's Newton solver (e.g. :class:`~isaaclab_contrib.physics.VBDSolverCfg`)."""
     bodies: list[str] = []
     """Regexes over full body labels; each selects the matching bodies and every body below them."""
+    body_ids: list[int] = []
+    """Global Newton body ids owned by this entry, for bodies without a meaningful label (Newton labels
+    an unlabeled body ``body_N``). Each id selects that body only (no descendants); the entry owns the
+    union of :attr:`bodies` and :attr:`body_ids`. Ids are checked against the model when resolved."""
     particles: list[int] = []
     """Parent-model particle indices owned by this entry."""
     all_particles: bool = False
@@ -97,6 +164,24 @@ class CouplerEntryCfg:
     in_place: bool = False
     """Step in place (input and output state are the same buffer). Only for solvers whose stepping
     contract allows it, such as implicit MPM, which requires it."""
+    hide_elements: list[HideableElement] = []
+    """Element kinds of the model this entry's solver does not see: ``"springs"``, ``"triangles"``,
+    ``"edges"`` (bending), ``"tetrahedra"``. Their counts on the entry's ``ModelView`` are set to zero,
+    so the solver neither solves their elasticity nor sees their topology. Typical use: the entry that
+    receives another entry's particles as proxies hides that cloth's or soft body's elements, so it
+    treats the proxies as contact-only instead of solving their elasticity a second time."""
+    configure_view: Callable[[Any], None] | None = None
+    """Escape hatch: ``configure_view(view)`` is called with the entry's ``ModelView`` after Newton
+    compacted it and after :attr:`hide_elements` was applied, before the entry's solver is built
+    (Newton's ``SolverCoupled.Entry.configure_view``). It may override view attributes; it must not
+    keep the view beyond the call. An exception it raises is reported naming the entry."""
+    post_build: Callable[[Any, Any], None] | None = None
+    """``post_build(solver, view)`` is called once with this entry's built Newton solver and its
+    ``ModelView`` after the whole coupled solver exists (on every build: ``sim.reset()``, a full
+    ``reset(soft=False)``, :func:`~isaaclab_contrib.coupling.build_coupled_solver`), before the first
+    step and before graph capture. Use it for setup a solver needs beyond its constructor, e.g.
+    ``SolverImplicitMPM.setup_collider(..., model=view)``. An exception it raises is reported naming
+    the entry."""
 
     def validate(self, owner: str = "CouplerEntryCfg") -> None:
         """Check the entry and its solver config without a model. *owner* prefixes error messages."""
@@ -132,8 +217,12 @@ class CouplerEntryCfg:
         with nested(f"{where}.solver_cfg"):
             solver_cfg.validate()
         _check_regex_list(self.bodies, f"{where}.bodies")
+        _check_index_list(self.body_ids, f"{where}.body_ids")
         _check_index_list(self.particles, f"{where}.particles")
         _check_regex_list(self.shape_label_patterns, f"{where}.shape_label_patterns")
+        _check_hide_elements(self.hide_elements, f"{where}.hide_elements")
+        _check_callable(self.configure_view, f"{where}.configure_view", "the entry's ModelView", 1)
+        _check_callable(self.post_build, f"{where}.post_build", "(entry solver, entry ModelView)", 2)
         if self.all_particles and self.particles:
             raise ValueError(f"{where}: set either all_particles=True or particles, not both")
         if type(solver_cfg).requires_in_place and not self.in_place:
@@ -167,11 +256,22 @@ class CouplerCfg(NewtonModelSolverCfg):
     """Global Newton model parameters applied after builder finalization."""
     entries: list[CouplerEntryCfg] = []
     """Ordered named sub-solver entries and their ownership selectors."""
+    update_joint_coordinates: bool = False
+    """After every coupled step, recompute the joint coordinates and velocities of the output state
+    from its body poses and velocities (``newton.eval_ik``). Reduced-coordinate entries (MuJoCo,
+    Featherstone, Steel) read joint coordinates; set this when they must see bodies that a
+    maximal-coordinate entry (VBD, XPBD) moves, such as ADMM joint-proximal bodies across a
+    cross-entry joint. Newton's ADMM examples do this after every solver step."""
+    post_build: Callable[[Any, Any], None] | None = None
+    """``post_build(coupled_solver, model)`` is called once with the built Newton coupled solver and
+    the full model, after every entry's :attr:`CouplerEntryCfg.post_build` (on every build, like
+    those). An exception it raises is reported naming the coupler config."""
 
     def validate(self) -> None:
         """Check everything that does not need a model; raise ``TypeError`` / ``ValueError``."""
         cls = type(self).__name__
         super().validate()
+        _check_callable(self.post_build, f"{cls}.post_build", "(coupled solver, model)", 2)
         if isinstance(self.extra_solver_args, Mapping) and self.extra_solver_args:
             raise ValueError(
                 f"{cls}.extra_solver_args={dict(self.extra_solver_args)!r}: the coupled solvers take no extra "
@@ -218,6 +318,14 @@ class CouplerProxyMappingCfg:
     build the list holds only the resolved integer ids."""
     particles: list[int] = []
     """Source particle indices exposed as proxies."""
+    joints: list[str | int] = []
+    """Source joints kept enabled as proxy joints in the destination view: regexes over joint labels
+    (full match of a label or of a path above it, like :attr:`CouplerEntryCfg.bodies`) or raw Newton
+    joint ids. Each must be owned by the source entry, be fixed, prismatic or revolute, and connect
+    bodies the destination sees (its own or proxied into it). Newton then copies the source's 1-DoF
+    joint targets into the destination before each destination solve, so the destination keeps the
+    proxied articulation together instead of treating its links as unrelated free bodies. Unlike
+    :attr:`bodies`, the list is never rewritten with the resolved ids."""
     mode: Literal["lagged", "staggered"] = "lagged"
     """``"lagged"``: sync source begin poses and end velocities; ``"staggered"``: end poses and velocities."""
     mass_scale: float = 1.0
@@ -259,8 +367,26 @@ class CouplerProxyMappingCfg:
                     f"{owner}.bodies[{i}] must be a regex string or a body id, got {type(selector).__name__}"
                 )
         _check_index_list(self.particles, f"{owner}.particles")
-        if not self.bodies and not self.particles:
-            raise ValueError(f"{owner}: a proxy mapping needs at least one body or particle")
+        if not isinstance(self.joints, (list, tuple)):
+            raise TypeError(
+                f"{owner}.joints must be a list of joint-label regexes or joint ids, got {type(self.joints).__name__}"
+            )
+        joint_ids: list[int] = []
+        for i, selector in enumerate(self.joints):
+            if isinstance(selector, str):
+                _check_regex(selector, f"{owner}.joints[{i}]")
+            elif _is_int(selector):
+                if selector < 0:
+                    raise ValueError(f"{owner}.joints[{i}]={selector} must be >= 0")
+                joint_ids.append(int(selector))
+            else:
+                raise TypeError(
+                    f"{owner}.joints[{i}] must be a joint-label regex or a joint id, got {type(selector).__name__}"
+                )
+        if len(set(joint_ids)) != len(joint_ids):
+            raise ValueError(f"{owner}.joints lists a joint id more than once")
+        if not self.bodies and not self.particles and not self.joints:
+            raise ValueError(f"{owner}: a proxy mapping needs at least one body, particle or joint")
         if self.proxy_relaxation_max < self.proxy_relaxation_min:
             raise ValueError(
                 f"{owner}.proxy_relaxation_max={self.proxy_relaxation_max} must be >= "

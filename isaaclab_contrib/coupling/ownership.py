@@ -10,8 +10,13 @@ Pure functions, no manager state. The rules:
 * **Shapes** — ``include_body_shapes`` takes the shapes of selected bodies, ``include_static_shapes``
   every shape with body -1, and ``shape_label_patterns`` shapes whose label fully matches.
 * **Particles** — explicit indices, or every particle with ``all_particles``.
+* **Body ids** — :attr:`CouplerEntryCfg.body_ids` adds raw Newton body ids (each that body only),
+  for scenes whose bodies carry no meaningful label; an id claimed by two entries is the same error
+  as a regex overlap.
 * **Proxy selectors** — regexes (body semantics above) or raw body ids; a regex keeps only the
-  bodies that have at least one collidable shape.
+  bodies that have at least one collidable shape. Proxy joints are regexes over joint labels (same
+  path semantics) or raw joint ids; each must be a fixed, prismatic or revolute joint owned by the
+  source entry whose bodies the destination sees (its own or proxied into it).
 
 Every element belongs to at most one entry. Errors name the config class, the entry and the field;
 invalid values raise ``ValueError``, wrong types ``TypeError``.
@@ -85,6 +90,8 @@ class ProxyResolution:
     bodies: list[int]
     particles: list[int]
     mapping: CouplerProxyMappingCfg
+    joints: list[int] = field(default_factory=list)
+    """Source joints kept enabled as proxy joints in the destination (sorted global ids)."""
 
 
 @dataclass
@@ -152,11 +159,13 @@ class _ModelData:
         self.body_label = list(getattr(model, "body_label", None) or [""] * self.body_count)
         self.joint_label = list(getattr(model, "joint_label", None) or [""] * self.joint_count)
         self.shape_label = list(getattr(model, "shape_label", None) or [""] * self.shape_count)
+        self.joint_type = model.joint_type.numpy() if self.joint_count else np.zeros(0, np.int32)
         self.joint_parent = model.joint_parent.numpy() if self.joint_count else np.zeros(0, np.int32)
         self.joint_child = model.joint_child.numpy() if self.joint_count else np.zeros(0, np.int32)
         self.shape_body = model.shape_body.numpy() if self.shape_count else np.zeros(0, np.int32)
         self.shape_flags = model.shape_flags.numpy() if self.shape_count else np.zeros(0, np.int32)
         self._body_index: LabelIndex | None = None
+        self._joint_index: LabelIndex | None = None
         self._shape_index: LabelIndex | None = None
 
     @property
@@ -164,6 +173,12 @@ class _ModelData:
         if self._body_index is None:
             self._body_index = LabelIndex(self.body_label)
         return self._body_index
+
+    @property
+    def joint_index(self) -> LabelIndex:
+        if self._joint_index is None:
+            self._joint_index = LabelIndex(self.joint_label)
+        return self._joint_index
 
     @property
     def shape_index(self) -> LabelIndex:
@@ -177,16 +192,41 @@ class _ModelData:
         return f"{kind} {label!r} (id {index})" if label else f"{kind} id {index}"
 
 
-def _select_bodies(data: _ModelData, patterns: Sequence[str], where: str) -> np.ndarray:
+def _label_hits(index: LabelIndex, pattern: str, where: str, kind: str) -> np.ndarray:
+    """Ids selected by *pattern* (label-path semantics); a pattern matching nothing is an error at *where*."""
+    hit = index.select(pattern)
+    if hit.size == 0:
+        raise ValueError(
+            f"{where}={pattern!r} matches no {kind} label (full match of a label or of a path above it). "
+            f"{kind.capitalize()} labels look like {index.example()!r}."
+        )
+    return hit
+
+
+def _check_id_in_range(value: int, count: int, where: str, plural: str) -> int:
+    if int(value) >= count:
+        raise ValueError(f"{where}={int(value)} is out of range: the model has {count} {plural}")
+    return int(value)
+
+
+def _check_owned_by_source(ids: set[int], owned: Sequence[int], where: str, describe, source: str, why: str) -> None:
+    stray = sorted(ids - set(owned))
+    if stray:
+        raise ValueError(
+            f"{where}: {describe(stray[0])}{' and ' + str(len(stray) - 1) + ' more' if len(stray) > 1 else ''} "
+            f"is not owned by the source entry {source!r}{why}"
+        )
+
+
+def _select_bodies(data: _ModelData, patterns: Sequence[str], ids: Sequence[int], where: str) -> np.ndarray:
+    """Bodies selected by an entry's regexes (``{where}.bodies``) and raw ids (``{where}.body_ids``)."""
     selected = [np.zeros(0, dtype=np.int64)]
     for i, pattern in enumerate(patterns):
-        hit = data.body_index.select(pattern)
-        if hit.size == 0:
-            raise ValueError(
-                f"{where}[{i}]={pattern!r} matches no body label (full match of a label or of a path above it). "
-                f"Body labels look like {data.body_index.example()!r}."
-            )
-        selected.append(hit)
+        selected.append(_label_hits(data.body_index, pattern, f"{where}.bodies[{i}]", "body"))
+    for i, body in enumerate(ids):
+        _check_id_in_range(body, data.body_count, f"{where}.body_ids[{i}]", "bodies")
+    if len(ids):
+        selected.append(np.asarray(ids, dtype=np.int64))
     return np.unique(np.concatenate(selected))
 
 
@@ -215,12 +255,7 @@ def _resolve_proxy(
     bodies: set[int] = set()
     for i, selector in enumerate(proxy_selectors(mapping)):
         if isinstance(selector, str):
-            hit = data.body_index.select(selector)
-            if hit.size == 0:
-                raise ValueError(
-                    f"{where}.bodies[{i}]={selector!r} matches no body label. "
-                    f"Body labels look like {data.body_index.example()!r}."
-                )
+            hit = _label_hits(data.body_index, selector, f"{where}.bodies[{i}]", "body")
             collidable = hit[body_has_collider[hit]]
             if collidable.size == 0:
                 raise ValueError(
@@ -229,32 +264,89 @@ def _resolve_proxy(
                 )
             bodies.update(int(b) for b in collidable)
         else:
-            body = int(selector)
-            if body >= data.body_count:
-                raise ValueError(f"{where}.bodies[{i}]={body} is out of range: the model has {data.body_count} bodies")
-            bodies.add(body)
-    owned = set(source.bodies)
-    stray = sorted(bodies - owned)
-    if stray:
-        raise ValueError(
-            f"{where}.bodies: {data.describe('body', stray[0])}"
-            f"{' and ' + str(len(stray) - 1) + ' more' if len(stray) > 1 else ''} "
-            f"is not owned by the source entry {source.name!r}; proxies mirror the source's own bodies."
-        )
-    particles = [int(p) for p in mapping.particles]
-    for p in particles:
+            bodies.add(_check_id_in_range(selector, data.body_count, f"{where}.bodies[{i}]", "bodies"))
+    _check_owned_by_source(
+        bodies,
+        source.bodies,
+        f"{where}.bodies",
+        lambda b: data.describe("body", b),
+        source.name,
+        "; proxies mirror the source's own bodies.",
+    )
+    joints = _resolve_proxy_joints(data, mapping, where, source)
+    particles = {int(p) for p in mapping.particles}
+    for p in sorted(particles):
         if p >= data.particle_count:
             raise ValueError(
                 f"{where}.particles: index {p} is out of range: the model has {data.particle_count} particles"
             )
-    stray_p = sorted(set(particles) - set(source.particles))
-    if stray_p:
-        raise ValueError(
-            f"{where}.particles: particle {stray_p[0]}"
-            f"{' and ' + str(len(stray_p) - 1) + ' more' if len(stray_p) > 1 else ''} "
-            f"is not owned by the source entry {source.name!r}."
-        )
-    return ProxyResolution(mapping.source, mapping.destination, sorted(bodies), sorted(particles), mapping)
+    _check_owned_by_source(
+        particles, source.particles, f"{where}.particles", lambda p: f"particle {p}", source.name, "."
+    )
+    return ProxyResolution(
+        mapping.source, mapping.destination, sorted(bodies), sorted(particles), mapping, joints=joints
+    )
+
+
+_PROXY_JOINT_TYPES_CACHE: dict[int, str] = {}
+
+
+def _proxy_joint_types() -> dict[int, str]:
+    """Joint types Newton's proxy joints support (``JointType`` value -> name), read at call time."""
+    if not _PROXY_JOINT_TYPES_CACHE:
+        import newton
+
+        for joint_type in (newton.JointType.FIXED, newton.JointType.PRISMATIC, newton.JointType.REVOLUTE):
+            _PROXY_JOINT_TYPES_CACHE[int(joint_type)] = joint_type.name
+    return _PROXY_JOINT_TYPES_CACHE
+
+
+def _resolve_proxy_joints(
+    data: _ModelData, mapping: CouplerProxyMappingCfg, where: str, source: EntryOwnership
+) -> list[int]:
+    joints: set[int] = set()
+    for i, selector in enumerate(mapping.joints):
+        if isinstance(selector, str):
+            joints.update(int(j) for j in _label_hits(data.joint_index, selector, f"{where}.joints[{i}]", "joint"))
+        else:
+            joints.add(_check_id_in_range(selector, data.joint_count, f"{where}.joints[{i}]", "joints"))
+    _check_owned_by_source(
+        joints,
+        source.joints,
+        f"{where}.joints",
+        lambda j: data.describe("joint", j),
+        source.name,
+        "; proxy joints mirror the source's own joints.",
+    )
+    supported = _proxy_joint_types()
+    for joint in sorted(joints):
+        joint_type = int(data.joint_type[joint])
+        if joint_type not in supported:
+            import newton
+
+            raise ValueError(
+                f"{where}.joints: {data.describe('joint', joint)} is a {newton.JointType(joint_type).name} joint; "
+                f"proxy joints must be {', '.join(supported.values())} (Newton copies 1-DoF joint targets only)"
+            )
+    return sorted(joints)
+
+
+def _check_proxy_joint_bodies(data: _ModelData, plan: CouplingPlan, cls: str) -> None:
+    """Every proxy joint must connect bodies its destination sees: owned by it or proxied into it."""
+    visible: dict[str, set[int]] = {name: set(own.bodies) for name, own in plan.entries.items()}
+    for proxy in plan.proxies:
+        visible[proxy.destination].update(proxy.bodies)
+    for i, proxy in enumerate(plan.proxies):
+        seen = visible[proxy.destination]
+        for joint in proxy.joints:
+            ends = [int(data.joint_parent[joint]), int(data.joint_child[joint])]
+            missing = [body for body in ends if body >= 0 and body not in seen]
+            if missing:
+                raise ValueError(
+                    f"{cls}.proxies[{i}].joints: {data.describe('joint', joint)} connects "
+                    f"{data.describe('body', missing[0])}, which the destination entry {proxy.destination!r} does "
+                    "not see; add that body to the mapping's bodies (or another mapping into the same destination)."
+                )
 
 
 _WRITTEN = "_resolved_bodies_written"
@@ -315,7 +407,7 @@ def resolve_coupling(model: newton.Model, cfg: CouplerCfg, *, warn: bool = True)
     selected_bodies: list[np.ndarray] = []
     for idx, entry in enumerate(cfg.entries):
         where = f"{cls}.entries[{entry.name!r}]"
-        bodies = _select_bodies(data, entry.bodies, f"{where}.bodies")
+        bodies = _select_bodies(data, entry.bodies, entry.body_ids, where)
         _claim(body_owner, bodies, idx, names, "body", data, cls)
         selected_bodies.append(bodies)
 
@@ -404,6 +496,7 @@ def resolve_coupling(model: newton.Model, cfg: CouplerCfg, *, warn: bool = True)
             plan.proxies.append(
                 _resolve_proxy(data, mapping, f"{cls}.proxies[{i}]", entries[mapping.source], body_has_collider)
             )
+        _check_proxy_joint_bodies(data, plan, cls)
     else:
         plan.contact_pairs = cfg.resolved_contact_pairs()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING
 
-from .coupler_cfg import CouplerCfg
+from .coupler_cfg import CouplerCfg, _callable_name
 from .ownership import CouplingPlan, CouplingWarning, resolve_coupling
 
 if TYPE_CHECKING:
@@ -25,9 +25,12 @@ def _labels(labels: list[str], ids: list[int], limit: int) -> str:
 def ownership_report(model: newton.Model, cfg: CouplerCfg, *, examples: int = 3) -> str:
     """Return a text report of how *cfg* resolves over *model*.
 
-    Lists, per entry, the owned bodies, joints, shapes and particles (counts and example labels)
-    and whether the entry sees static geometry; then what no entry owns, the proxy and contact-pair
-    interfaces, joints that cross entries, and the resolver's warnings. Raises what resolution raises.
+    Lists, per entry, the owned bodies, joints, shapes and particles (counts and example labels),
+    the bodies selected by index, what the entry's view hides, its ``configure_view`` and
+    ``post_build`` hooks, and whether the entry sees static geometry; then what no entry owns, the
+    proxy interfaces (bodies, proxy joints, particles) and contact pairs, joints that cross entries,
+    the coupler's own step and build settings, and the resolver's warnings. Raises what resolution
+    raises.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CouplingWarning)
@@ -50,6 +53,15 @@ def ownership_report(model: newton.Model, cfg: CouplerCfg, *, examples: int = 3)
         lines.append(f"  shapes: {_labels(model.shape_label, own.shapes, examples)}")
         if own.particles:
             lines.append(f"  particles: {len(own.particles)} (ids {own.particles[0]}..{own.particles[-1]})")
+        if entry.body_ids:
+            ids = sorted(int(b) for b in entry.body_ids)
+            lines.append(f"  bodies by id: {len(ids)} [{_labels(model.body_label, ids, examples)}]")
+        if entry.hide_elements:
+            lines.append(f"  view hides: {', '.join(entry.hide_elements)}")
+        if entry.configure_view is not None:
+            lines.append(f"  configure_view: {_callable_name(entry.configure_view)}")
+        if entry.post_build is not None:
+            lines.append(f"  post_build: {_callable_name(entry.post_build)}")
     lines.append("")
     lines.append("Owned by no entry (outside every solver):")
     lines.append(f"  bodies: {_labels(model.body_label, plan.unowned_bodies, examples)}")
@@ -62,15 +74,24 @@ def ownership_report(model: newton.Model, cfg: CouplerCfg, *, examples: int = 3)
     elif plan.coupler == "CouplerAdmmCfg":
         lines.append("ADMM contact pairs: none (contact coupling disabled)")
     for proxy in plan.proxies:
+        joints = (
+            f"{len(proxy.joints)} proxy joints [{_labels(model.joint_label, proxy.joints, examples)}], "
+            if proxy.joints
+            else ""
+        )
         lines.append(
             f"Proxy {proxy.source} -> {proxy.destination} ({proxy.mapping.mode}): "
             f"{len(proxy.bodies)} bodies [{_labels(model.body_label, proxy.bodies, examples)}], "
-            f"{len(proxy.particles)} particles"
+            f"{joints}{len(proxy.particles)} particles"
         )
     if plan.cross_entry_joints:
         lines.append(
             f"Joints across entries (ADMM couples them): {_labels(model.joint_label, plan.cross_entry_joints, examples)}"
         )
+    if cfg.update_joint_coordinates:
+        lines.append("Joint coordinates recomputed from body poses after every step (update_joint_coordinates)")
+    if cfg.post_build is not None:
+        lines.append(f"Coupler post_build: {_callable_name(cfg.post_build)}")
     for message in plan.warnings:
         lines.append(f"WARNING: {message}")
     return "\n".join(lines)

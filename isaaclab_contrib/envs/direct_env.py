@@ -1,20 +1,26 @@
 """A small Isaac Lab direct-workflow env base over :class:`NewtonCouplerManager`.
 
-``step(actions)`` writes the actions into a persistent device buffer, runs ONE manager ``step()``
-(``decimation`` physics steps; actions reach the physics through a post-actuator callback inside
-the captured loop), computes rewards and terminations as torch tensors of shape ``[num_envs, ...]``,
+``step(actions)`` clips the actions into a persistent device buffer, lets the task turn them into
+control (:meth:`_pre_physics_step`: e.g. joint position targets written into the manager's
+zero-copy ``joint_view("joint_target_q")``; or :meth:`_apply_action_launch`: a kernel run inside the
+captured loop in every physics step, e.g. forces), runs ONE manager ``step()`` (``decimation``
+physics steps), computes rewards and terminations as torch tensors of shape ``[num_envs, ...]``,
 resets the finished envs through the manager's masked reset (other envs are not touched), and
-returns ``(obs, reward, terminated, truncated, extras)`` like a gymnasium vector env with
-autoreset. Episode statistics of the envs that finished are in ``extras["episode"]``.
+returns ``(obs, reward, terminated, truncated, extras)`` like a gymnasium vector env with autoreset.
+Episode statistics of the envs that finished are in ``extras["episode"]``.
 
-Subclasses implement :meth:`_build_scene`, :meth:`_coupler_cfg`, :meth:`_apply_action_launch`,
-:meth:`_get_observations`, :meth:`_get_rewards`, :meth:`_get_dones` and :meth:`_reset_idx`.
+Subclasses implement :meth:`_build_scene`, :meth:`_coupler_cfg`, :meth:`_pre_physics_step` and/or
+:meth:`_apply_action_launch`, :meth:`_get_observations`, :meth:`_get_rewards`, :meth:`_get_dones`
+and :meth:`_reset_idx`. Task buffers must be updated in place: rsl-rl collects rollouts under
+``torch.inference_mode()``, and a buffer replaced there cannot be written outside it.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import gymnasium as gym
+import numpy as np
 import torch
 import warp as wp
 
@@ -67,15 +73,45 @@ class CoupledDirectEnvCfg:
         check_device_alias(self.device, f"{type(self).__name__}.device")
 
 
-class CoupledDirectEnv:
-    """Vectorized env base: all envs step together; finished envs reset themselves."""
+class CoupledDirectEnv(gym.Env):
+    """Vectorized env base: all envs step together; finished envs reset themselves.
 
+    A ``gymnasium.Env`` (as Isaac Lab's ``DirectRLEnv``), so a task registered with
+    ``gymnasium.register`` is created by ``gymnasium.make(task_id, cfg=cfg)``; the spaces describe
+    one env (``single_observation_space``, ``single_action_space``) and the batch of all envs
+    (``observation_space``, ``action_space``). Only one env (one simulation) exists at a time.
+
+    Args:
+        cfg: The task config; ``None`` loads it from the ``env_cfg_entry_point`` of the task's
+            registration (given by ``gymnasium.make``).
+        render_mode: Must be ``None``: this env does not render (the scene scripts write USD).
+        **kwargs: The ``*_entry_point`` keys of a gymnasium registration (ignored otherwise).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": [None]}
     num_observations: int = 0
     num_actions: int = 0
 
-    def __init__(self, cfg: CoupledDirectEnvCfg):
+    def __init__(self, cfg: CoupledDirectEnvCfg | None = None, render_mode: str | None = None, **kwargs: Any):
+        unknown = sorted(key for key in kwargs if not key.endswith("_entry_point"))
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments {unknown}")
+        if render_mode is not None:
+            raise ValueError(
+                f"{type(self).__name__}: render_mode must be None (this env does not render), got {render_mode!r}"
+            )
+        if cfg is None:
+            entry = kwargs.get("env_cfg_entry_point")
+            if entry is None:
+                raise TypeError(f"{type(self).__name__}() needs a cfg (or a registration with env_cfg_entry_point)")
+            from .registry import resolve_entry_point
+
+            cfg = resolve_entry_point(entry, "env_cfg_entry_point")()
+        if not isinstance(cfg, CoupledDirectEnvCfg):
+            raise TypeError(f"{type(self).__name__}: cfg must be a CoupledDirectEnvCfg, got {type(cfg).__name__}")
         cfg.validate()
         self.cfg = cfg
+        self.render_mode = None
         self.num_envs = cfg.num_envs
         self.manager = NewtonCouplerManager
         # One simulation at a time (Isaac Lab): this raises while another env or context is open.
@@ -102,15 +138,23 @@ class CoupledDirectEnv:
             self.episode_length = torch.zeros(self.num_envs, dtype=torch.long, device=self.torch_device)
             self.episode_return = torch.zeros(self.num_envs, dtype=torch.float32, device=self.torch_device)
             self._setup_buffers()
-            self.manager.register_post_actuator_callback(self._apply_action_launch)
+            self._define_spaces()
+            if type(self)._apply_action_launch is not CoupledDirectEnv._apply_action_launch:
+                self.manager.register_post_actuator_callback(self._apply_action_launch)
             self.manager.set_decimation(cfg.decimation)
         except BaseException:
             self.sim.clear_instance()
             raise
 
+    def _define_spaces(self) -> None:
+        self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (self.num_observations,), np.float32)
+        self.single_action_space = gym.spaces.Box(-1.0, 1.0, (self.num_actions,), np.float32)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
+
     # ------------------------------------------------------------------ gym-like API
-    def reset(self, seed: int | None = None) -> tuple[torch.Tensor, dict]:
-        """Reset every env; returns ``(obs, extras)``."""
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[torch.Tensor, dict]:
+        """Reset every env; returns ``(obs, extras)``. *seed* reseeds the env's reset draws; *options* is unused."""
         self._require_open("reset()")
         if seed is not None:
             self.generator.manual_seed(seed)
@@ -129,6 +173,7 @@ class CoupledDirectEnv:
             bad = torch.nonzero(~finite).squeeze(-1).tolist()
             raise ValueError(f"{type(self).__name__}.step: actions of envs {bad} are not finite (NaN or inf)")
         self.actions.copy_(actions.clamp(-1.0, 1.0))
+        self._pre_physics_step(self.actions)
         self.sim.step()
         self.episode_length += 1
         reward = self._get_rewards()
@@ -177,9 +222,18 @@ class CoupledDirectEnv:
     def _setup_buffers(self) -> None:
         """Allocate task buffers (called once the model exists)."""
 
+    def _pre_physics_step(self, actions: torch.Tensor) -> None:
+        """Turn the clipped *actions* into joint targets or other control before the env step (host side).
+
+        Writes into the manager's zero-copy views (e.g. ``joint_view("joint_target_q")``) reach the
+        captured loop without re-capture. Default: nothing.
+        """
+
     def _apply_action_launch(self) -> None:
-        """Launch the kernel that turns ``self.actions_wp`` into forces or targets (inside the graph)."""
-        raise NotImplementedError
+        """Launch a kernel that turns ``self.actions_wp`` into forces or targets in every physics step.
+
+        Registered as a post-actuator callback (inside the captured loop) only when a task overrides it.
+        """
 
     def _get_observations(self) -> torch.Tensor:
         raise NotImplementedError

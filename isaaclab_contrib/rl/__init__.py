@@ -1,5 +1,14 @@
-"""A compact PPO for the vectorized coupled envs."""
+"""Training coupled envs with rsl-rl (``rsl-rl-lib`` 5.x): runner configs and the VecEnv adapter."""
 
-from .ppo import PPO, PPOCfg
+from .evaluation import evaluate_policy, random_policy
+from .rsl_rl_cfg import RslRlMlpModelCfg, RslRlOnPolicyRunnerCfg, RslRlPpoAlgorithmCfg
+from .vecenv_wrapper import RslRlVecEnvWrapper
 
-__all__ = ["PPO", "PPOCfg"]
+__all__ = [
+    "RslRlMlpModelCfg",
+    "RslRlOnPolicyRunnerCfg",
+    "RslRlPpoAlgorithmCfg",
+    "RslRlVecEnvWrapper",
+    "evaluate_policy",
+    "random_policy",
+]

@@ -30,6 +30,9 @@ class SceneSpec:
     """Physics steps per env step [count]."""
     num_substeps: int = 1
     """Solver substeps per physics step [count]."""
+    physics_dt: float | None = None
+    """Physics step the scene is tuned for [s] (e.g. the timing of the Newton example it reproduces);
+    ``None`` leaves it to the caller (``scripts/run.py --dt``)."""
     controller: Callable[[Any, Any, float], None] | None = None
     """``controller(manager, scene_cfg, t)`` writes joint targets before the env step that starts at
     simulated time ``t`` [s] (e.g. an open-loop gait); ``None`` for a passive scene."""

@@ -1,0 +1,78 @@
+"""Task ids: configs from a gymnasium registration, as Isaac Lab's ``load_cfg_from_registry`` does.
+
+A task module registers its env with ``gymnasium.register(id=..., entry_point=..., kwargs={
+"env_cfg_entry_point": ..., "rsl_rl_cfg_entry_point": ...})``; an entry point is a class or
+callable, or a ``"module:attribute"`` string. :func:`load_cfg_from_registry` returns a fresh config.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+
+__all__ = ["load_cfg_from_registry", "register_task", "resolve_entry_point"]
+
+
+def _entry_point(obj: Any) -> str:
+    return f"{obj.__module__}:{obj.__qualname__}"
+
+
+def register_task(
+    task_id: str,
+    *,
+    env_class: type,
+    env_cfg_class: type,
+    runner_cfg_class: type | None = None,
+    oracle: Callable[[Any], Any] | None = None,
+) -> None:
+    """Register a coupled direct-workflow task as the gymnasium id *task_id* (Isaac Lab's convention).
+
+    The registration names the classes by ``"module:name"`` (imported when used): ``entry_point``
+    (the env), ``env_cfg_entry_point``, ``rsl_rl_cfg_entry_point`` (the rsl-rl runner config) and
+    ``oracle_entry_point`` (``oracle(env) -> (obs -> actions)``, a scripted reference controller).
+    Registering the same id again replaces it (gymnasium warns).
+    """
+    if not isinstance(task_id, str) or not task_id:
+        raise TypeError(f"register_task: task_id must be a non-empty string, got {task_id!r}")
+    kwargs = {"env_cfg_entry_point": _entry_point(env_cfg_class)}
+    if runner_cfg_class is not None:
+        kwargs["rsl_rl_cfg_entry_point"] = _entry_point(runner_cfg_class)
+    if oracle is not None:
+        kwargs["oracle_entry_point"] = _entry_point(oracle)
+    gym.register(id=task_id, entry_point=_entry_point(env_class), disable_env_checker=True, kwargs=kwargs)
+
+
+def resolve_entry_point(entry: Any, key: str) -> Callable[[], Any]:
+    """The callable an entry point names (a callable as is, or ``"module:attribute"``)."""
+    if callable(entry):
+        return entry
+    if not isinstance(entry, str) or entry.count(":") != 1:
+        raise ValueError(f"{key} must be a callable or a 'module:attribute' string, got {entry!r}")
+    module_name, attribute = entry.split(":")
+    module = importlib.import_module(module_name)
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise ValueError(f"{key} {entry!r}: module {module_name!r} has no attribute {attribute!r}") from None
+
+
+def load_cfg_from_registry(task_id: str, entry_point_key: str) -> Any:
+    """A new config instance from the *entry_point_key* of the gymnasium registration *task_id*.
+
+    Raises:
+        KeyError: *task_id* is not registered (the message lists the registered coupled tasks, those
+            with an ``env_cfg_entry_point``), or its registration has no *entry_point_key*.
+    """
+    if not isinstance(task_id, str):
+        raise TypeError(f"task id must be a string, got {type(task_id).__name__}")
+    spec = gym.registry.get(task_id)
+    if spec is None:
+        known = sorted(name for name, s in gym.registry.items() if "env_cfg_entry_point" in (s.kwargs or {}))
+        raise KeyError(f"task {task_id!r} is not registered; registered coupled tasks: {known}")
+    entry = (spec.kwargs or {}).get(entry_point_key)
+    if entry is None:
+        raise KeyError(f"task {task_id!r} has no {entry_point_key!r} in its registration")
+    return resolve_entry_point(entry, entry_point_key)()

@@ -1,0 +1,88 @@
+"""Adapter that lets ``rsl_rl.runners.OnPolicyRunner`` (``rsl-rl-lib`` 5.x) train a coupled direct env.
+
+rsl-rl expects its :class:`rsl_rl.env.VecEnv` interface: observations as a ``TensorDict`` of groups,
+``step()`` returning ``(obs, rewards, dones, extras)`` with ``extras["time_outs"]``, and a writable
+``episode_length_buf``. :class:`RslRlVecEnvWrapper` presents a
+:class:`~isaaclab_contrib.envs.CoupledDirectEnv` (or a gymnasium wrapper around one) that way,
+like Isaac Lab's wrapper of the same name. The policy observations form the group ``"policy"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from rsl_rl.env import VecEnv
+from tensordict import TensorDict
+
+from isaaclab_contrib.envs import CoupledDirectEnv
+
+__all__ = ["RslRlVecEnvWrapper"]
+
+
+class RslRlVecEnvWrapper(VecEnv):
+    """rsl-rl's VecEnv over a coupled direct env (autoreset, time-outs and episode logs passed through).
+
+    Args:
+        env: The env, or a gymnasium wrapper whose ``unwrapped`` is one (``gymnasium.make`` output).
+        clip_actions: Clip actions to ``[-clip_actions, clip_actions]`` before the env sees them;
+            ``None`` leaves them (the env clips to [-1, 1] itself).
+    """
+
+    def __init__(self, env: Any, clip_actions: float | None = None):
+        unwrapped = getattr(env, "unwrapped", env)
+        if not isinstance(unwrapped, CoupledDirectEnv):
+            raise TypeError(
+                f"RslRlVecEnvWrapper: env must be a CoupledDirectEnv (or a gymnasium wrapper of one), got {type(unwrapped).__name__}"
+            )
+        if clip_actions is not None and not clip_actions > 0:
+            raise ValueError(f"RslRlVecEnvWrapper: clip_actions must be > 0 or None, got {clip_actions!r}")
+        self.env = env
+        self.unwrapped = unwrapped
+        self.clip_actions = clip_actions
+        self.num_envs = unwrapped.num_envs
+        self.num_actions = unwrapped.num_actions
+        self.max_episode_length = unwrapped.max_episode_length
+        self.device = unwrapped.torch_device
+        self.cfg = unwrapped.cfg
+        self._obs, _ = unwrapped.reset()
+
+    @property
+    def episode_length_buf(self) -> torch.Tensor:
+        """Env steps of each env's current episode (rsl-rl may write it to spread the first time-outs)."""
+        return self.unwrapped.episode_length
+
+    @episode_length_buf.setter
+    def episode_length_buf(self, value: torch.Tensor) -> None:
+        self.unwrapped.episode_length[:] = value
+
+    def get_observations(self) -> TensorDict:
+        """The current observations as ``TensorDict(policy=[num_envs, num_observations])``."""
+        return self._group(self._obs)
+
+    def reset(self) -> TensorDict:
+        """Reset every env and return the observations."""
+        self._obs, _ = self.unwrapped.reset()
+        return self._group(self._obs)
+
+    def step(self, actions: torch.Tensor) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
+        """One env step; ``dones`` = terminated or truncated, ``extras["time_outs"]`` = truncated."""
+        if self.clip_actions is not None:
+            actions = actions.clamp(-self.clip_actions, self.clip_actions)
+        obs, reward, terminated, truncated, info = self.unwrapped.step(actions)
+        self._obs = obs
+        extras: dict[str, Any] = {"time_outs": truncated}
+        episode = info.get("episode")
+        if episode is not None:
+            extras["log"] = {
+                "/episode_return": episode["return"].float().mean(),
+                "/episode_length": episode["length"].float().mean(),
+            }
+        return self._group(obs), reward, terminated | truncated, extras
+
+    def close(self) -> None:
+        """Close the env (and its simulation)."""
+        self.env.close()
+
+    def _group(self, obs: torch.Tensor) -> TensorDict:
+        return TensorDict({"policy": obs}, batch_size=[self.num_envs], device=self.device)

@@ -1,0 +1,110 @@
+"""Play a trained policy on a coupled task and report its mean return (Isaac Lab's ``play.py``).
+
+``--checkpoint`` is an rsl-rl checkpoint written by ``train.py`` (``model_<it>.pt``) or the
+exported TorchScript policy (``exported/policy.pt``). The policy acts deterministically on
+``--eval_episodes`` whole episodes of every env; ``--reference`` also evaluates the random policy and
+the task's scripted oracle on the same episodes. A checkpoint is exported (TorchScript and ONNX)
+next to it, into ``exported/``, unless ``--no_export`` is given.
+
+    python scripts/play.py --task Isaac-Arm-Press-Cloth-Direct-v0 --checkpoint logs/rsl_rl/arm_press_cloth/<run>/model_249.pt
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+from pathlib import Path
+
+import torch
+import warp as wp
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
+from rl_common import add_common_arguments, make_env, oracle_for, policy_function, task_configs
+
+from isaaclab_contrib.rl import RslRlVecEnvWrapper, evaluate_policy, random_policy
+
+
+def existing_file(text: str) -> Path:
+    """argparse type: a path to an existing file."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no such checkpoint file: {text}")
+    return path
+
+
+def load_policy(checkpoint: Path, env, train_cfg: dict, export: bool):
+    """``obs -> actions`` from a TorchScript export or an rsl-rl checkpoint (exported beside it if asked).
+
+    Raises:
+        SystemExit: The file is neither, or its policy does not fit the task's observations and actions.
+    """
+    unwrapped = env.unwrapped
+    try:
+        scripted = torch.jit.load(str(checkpoint), map_location="cpu")
+    except RuntimeError:
+        scripted = None
+    if scripted is not None:
+        scripted.eval()
+        policy = lambda obs: scripted(obs.cpu()).to(unwrapped.torch_device)  # noqa: E731
+    else:
+        from rsl_rl.runners import OnPolicyRunner
+
+        runner = OnPolicyRunner(RslRlVecEnvWrapper(env), train_cfg, log_dir=None, device=str(unwrapped.torch_device))
+        try:
+            runner.load(str(checkpoint), map_location=str(unwrapped.torch_device))
+        except (RuntimeError, KeyError, pickle.UnpicklingError) as err:
+            raise SystemExit(f"[play] {checkpoint} is not an rsl-rl checkpoint of this task's policy: {err}") from None
+        if export:
+            exported = checkpoint.parent / "exported"
+            runner.export_policy_to_jit(str(exported), "policy.pt")
+            runner.export_policy_to_onnx(str(exported), "policy.onnx")
+            print(f"[play] exported {exported}/policy.pt and policy.onnx")
+        policy = policy_function(runner.get_inference_policy(device=str(unwrapped.torch_device)), unwrapped.num_envs)
+    obs, _ = unwrapped.reset()
+    try:
+        with torch.inference_mode():
+            actions = policy(obs)
+    except RuntimeError as err:
+        raise SystemExit(f"[play] the policy in {checkpoint} does not take this task's observations: {err}") from None
+    if tuple(actions.shape) != (unwrapped.num_envs, unwrapped.num_actions):
+        raise SystemExit(
+            f"[play] the policy in {checkpoint} returns actions of shape {tuple(actions.shape)}, "
+            f"the task needs {(unwrapped.num_envs, unwrapped.num_actions)}"
+        )
+    return policy
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common_arguments(parser)
+    parser.add_argument("--checkpoint", type=existing_file, required=True, help="model_<it>.pt or exported policy.pt")
+    parser.add_argument("--reference", action="store_true", help="also evaluate the random policy and the oracle")
+    parser.add_argument("--no_export", "--no-export", action="store_true", help="do not export a checkpoint")
+    args = parser.parse_args(argv)
+    wp.config.quiet = True
+    env_cfg, agent_cfg = task_configs(args)
+    torch.manual_seed(agent_cfg.seed)
+    env = make_env(args.task, env_cfg)
+    try:
+        policy = load_policy(args.checkpoint, env, agent_cfg.to_rsl_rl(), export=not args.no_export)
+        episodes, seed = args.eval_episodes, agent_cfg.seed
+        result = {"policy_return": evaluate_policy(env, policy, episodes, seed=seed)["mean"]}
+        if args.reference:
+            result["random_return"] = evaluate_policy(env, random_policy(env, seed), episodes, seed=seed)["mean"]
+            oracle = oracle_for(args.task, env.unwrapped)
+            if oracle is not None:
+                result["oracle_return"] = evaluate_policy(env, oracle, episodes, seed=seed)["mean"]
+        count = episodes * env_cfg.num_envs
+        print(
+            f"[play] {args.checkpoint}: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in result.items())
+            + f" over {count} episodes"
+        )
+        return result
+    finally:
+        env.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,197 @@
+"""The env contract on the actuated task: a PD-driven two-joint arm pressing a cloth (proxy coupling)."""
+
+import math
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+from configs.arm_press_cloth_task import TASK_ID, ArmPressClothEnv, ArmPressClothEnvCfg, arm_ik, oracle_policy
+
+N = 4
+
+
+def make(device: str, **kw) -> ArmPressClothEnv:
+    return ArmPressClothEnv(ArmPressClothEnvCfg(num_envs=N, seed=5, device=device, **kw))
+
+
+def rollout(env: ArmPressClothEnv, actions: torch.Tensor, before_step=None):
+    obs, _ = env.reset()
+    history = []
+    for k, a in enumerate(actions):
+        if before_step is not None:
+            before_step(env, k)
+        obs, reward, terminated, truncated, _ = env.step(a)
+        history.append(torch.cat([obs, reward[:, None], terminated[:, None], truncated[:, None]], dim=-1).clone())
+    return torch.stack(history)
+
+
+def test_inverse_kinematics_inverts_the_arm():
+    cfg = ArmPressClothEnvCfg()
+    y = torch.tensor([0.0, 0.03, -0.02, 0.0], dtype=torch.float64)
+    z = torch.tensor([0.07, 0.0, -0.05, -0.1], dtype=torch.float64)
+    shoulder, elbow = arm_ik(cfg, y, z)
+    # Forward kinematics written out independently of the task module.
+    a1, a12 = shoulder, shoulder + elbow
+    fy = -cfg.shoulder_offset + cfg.link_length * (torch.cos(a1) + torch.cos(a12))
+    fz = cfg.shoulder_height + cfg.link_length * (torch.sin(a1) + torch.sin(a12))
+    np.testing.assert_allclose(fy.numpy(), y.numpy(), atol=1e-9)
+    np.testing.assert_allclose(fz.numpy(), z.numpy(), atol=1e-9)
+    assert torch.all(elbow < 0)  # elbow up
+
+
+def test_shapes_spaces_and_the_default_pose(device):
+    env = make(device, episode_length_s=0.1)  # 6 env steps
+    try:
+        obs, extras = env.reset()
+        assert obs.shape == (N, 10) and obs.dtype == torch.float32 and extras == {}
+        assert env.single_action_space.shape == (2,) and env.action_space.shape == (N, 2)
+        assert env.observation_space.shape == (N, 10)
+        m = env.measurements()
+        # Joints start at the default pose: fingertip start_gap above the cloth center.
+        cfg = env.cfg
+        torch.testing.assert_close(m["tip_y"], torch.zeros(N), atol=1e-5, rtol=0)
+        torch.testing.assert_close(
+            m["tip_z"], torch.full((N,), cfg.fingertip_radius + cfg.start_gap), atol=1e-5, rtol=0
+        )
+        # The body the Steel entry simulates sits where the joint angles say (FK was run on reset).
+        model = env.manager.get_model()
+        forearm = model.body_label.index("/World/envs/env_0/Arm/forearm")
+        body_q = env.manager.get_state_0().body_q.numpy()[forearm]
+        angle = float(m["q"][0].sum())
+        tip_world = body_q[:3] + cfg.link_length * np.array([0.0, math.cos(angle), math.sin(angle)])
+        np.testing.assert_allclose(
+            tip_world[1:], [float(m["tip_y"][0]), cfg.cloth_height + float(m["tip_z"][0])], atol=1e-5
+        )
+        for _ in range(6):
+            obs, reward, terminated, truncated, extras = env.step(torch.zeros(N, 2))
+            assert reward.shape == (N,) and reward.dtype == torch.float32 and bool((reward <= 1.0).all())
+        assert truncated.all() and not terminated.any()
+        assert extras["episode"]["length"].tolist() == [6] * N
+        with pytest.raises(ValueError, match="actions must have shape"):
+            env.step(torch.zeros(N, 1))
+    finally:
+        env.close()
+
+
+def test_joint_targets_drive_the_arm_and_it_presses_the_cloth_through_the_coupling(device):
+    env = make(device)
+    try:
+        env.reset()
+        # Envs 0-1 reach down (shoulder and elbow open), envs 2-3 lift the arm.
+        actions = torch.tensor([[-0.3, 0.3], [-0.3, 0.3], [0.3, -0.3], [0.3, -0.3]])
+        for _ in range(40):
+            env.step(actions)
+        m = env.measurements()
+        target = env.default_q + env.cfg.action_scale * actions
+        assert torch.all((m["q"] - target).abs() < 0.15)  # the PD actuators follow the targets (up to the load)
+        assert torch.equal(env.joint_target[:, env.joint_cols], target)
+        assert torch.all(m["tip_z"][:2] < m["tip_z"][2:] - 0.05)
+        # The cloth moves only through the proxy coupling: pressed where the arm reaches down.
+        assert torch.all(m["depth"][:2] > m["depth"][2:] + 0.01)
+    finally:
+        env.close()
+
+
+def test_the_oracle_holds_the_target_depth(device):
+    env = make(device)
+    try:
+        obs, _ = env.reset()
+        oracle = oracle_policy(env)
+        rewards = []
+        for _ in range(90):
+            obs, reward, *_ = env.step(oracle(obs))
+            rewards.append(reward)
+        m = env.measurements()
+        assert torch.all((m["depth"] - env.target).abs() < 0.003), (m["depth"], env.target)
+        assert torch.all(m["tip_y"].abs() < 0.01)
+        assert float(torch.stack(rewards[-30:]).mean()) > 0.9
+    finally:
+        env.close()
+
+
+def test_auto_reset_touches_exactly_the_finished_env(device):
+    actions = torch.rand(30, N, 2, generator=torch.Generator().manual_seed(2)) * 2 - 1
+
+    def age_env_1(env, k):
+        if k == 0:  # env 1 is 10 steps from its time limit: it truncates at step 10 and restarts
+            env.episode_length[1] = env.max_episode_length - 10
+
+    env = make(device)
+    try:
+        early = rollout(env, actions, age_env_1)
+    finally:
+        env.close()
+    env = make(device)
+    try:
+        plain = rollout(env, actions)
+    finally:
+        env.close()
+    truncated = early[:, 1, -1].bool()
+    assert int(torch.nonzero(truncated)[0]) == 9 and not plain[:, :, -1].bool().any()
+    others = [0, 2, 3]
+    assert torch.equal(early[:, others], plain[:, others])  # bitwise untouched
+    assert not torch.equal(early[10:, 1], plain[10:, 1])
+    # The finished env restarted at the default pose with zero previous actions.
+    torch.testing.assert_close(early[9, 1, :2], torch.zeros(2), atol=1e-6, rtol=0)
+    torch.testing.assert_close(early[9, 1, 8:10], torch.zeros(2))
+
+
+def test_eager_and_captured_rollouts_are_identical(device):
+    actions = torch.rand(20, N, 2, generator=torch.Generator().manual_seed(1)) * 2 - 1
+    results = []
+    for graph in (True, False):
+        env = make(device, use_graph=graph)
+        try:
+            assert env.manager.is_graph_captured() == graph
+            results.append(rollout(env, actions))
+        finally:
+            env.close()
+    assert torch.equal(results[0], results[1])
+
+
+def test_steps_under_inference_mode_leave_buffers_usable_outside(device):
+    env = make(device)
+    try:
+        env.reset()
+        with torch.inference_mode():  # rsl-rl collects rollouts like this
+            for _ in range(3):
+                env.step(torch.full((N, 2), 0.2))
+        env.reset()  # writes task buffers in place: must not hit inference tensors
+        env.step(torch.zeros(N, 2))
+        assert not env.prev_action.is_inference() and not env.action_rate.is_inference()
+    finally:
+        env.close()
+
+
+def test_gymnasium_make_builds_the_task_from_its_id():
+    cfg = ArmPressClothEnvCfg(num_envs=2)
+    env = gym.make(TASK_ID, cfg=cfg)
+    try:
+        assert isinstance(env.unwrapped, ArmPressClothEnv) and env.unwrapped.num_envs == 2
+        obs, _ = env.reset(seed=0)
+        assert obs.shape == (2, 10)
+    finally:
+        env.close()
+    with pytest.raises(TypeError, match="unexpected keyword arguments"):
+        gym.make(TASK_ID, cfg=cfg, num_env=3)
+    with pytest.raises(ValueError, match="render_mode must be None"):
+        gym.make(TASK_ID, cfg=cfg, render_mode="human")
+    with pytest.raises(TypeError, match="cfg must be a CoupledDirectEnvCfg"):
+        gym.make(TASK_ID, cfg={"num_envs": 2})
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ({"cloth_cells": 5}, "cloth_cells must be even"),
+        ({"target_depth_range": (0.07, 0.03)}, "low <= high"),
+        ({"link_length": 0.1}, "link_length 0.1 m is too short"),
+        ({"action_scale": float("nan")}, "action_scale must not be NaN"),
+        ({"stiffness": -1.0}, "stiffness must be >= 0"),
+    ],
+)
+def test_bad_task_configs_are_refused_before_a_simulation_starts(change, match):
+    with pytest.raises(ValueError, match=match):
+        ArmPressClothEnv(ArmPressClothEnvCfg(num_envs=1, **change))
