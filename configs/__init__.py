@@ -23,7 +23,8 @@ checks them against the examples, bitwise):
 
 Tasks register gymnasium ids on import (they register no scene): ``arm_press_cloth_task``
 (``Isaac-Arm-Press-Cloth-Direct-v0``) and ``press_cloth_task`` (``Isaac-Press-Cloth-Direct-v0``);
-``scripts/train.py --task ID`` trains them with rsl-rl.
+``scripts/train.py --task ID`` trains them with rsl-rl. Both build on ``cloth_depth_task`` (the
+cloth, its center depth and the targets).
 
 The package ``isaaclab_contrib`` never imports this package.
 """

@@ -33,14 +33,15 @@ import newton
 import torch
 import warp as wp
 
-from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
-from isaaclab_contrib.envs import CoupledDirectEnv, CoupledDirectEnvCfg, register_task
-from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
+from isaaclab_contrib.coupling import CouplerProxyCfg
+from isaaclab_contrib.envs import register_task
 from isaaclab_contrib.physics.actuator_cfg import IdealPDActuatorCfg
 from isaaclab_contrib.physics.actuators import add_actuators
 from isaaclab_contrib.rl import RslRlOnPolicyRunnerCfg
-from isaaclab_contrib.scenes import add_pinned_cloth, replicate_envs
+from isaaclab_contrib.scenes import replicate_envs
 from isaaclab_contrib.utils.configclass import configclass
+
+from .cloth_depth_task import ClothDepthTaskCfg, ClothDepthTaskEnv
 
 __all__ = ["TASK_ID", "ArmPressClothEnv", "ArmPressClothEnvCfg", "ArmPressClothPPORunnerCfg", "arm_ik", "oracle_policy"]
 
@@ -49,17 +50,11 @@ TASK_ID = "Isaac-Arm-Press-Cloth-Direct-v0"
 
 
 @configclass
-class ArmPressClothEnvCfg(CoupledDirectEnvCfg):
-    """Scene, actuator, action, reward and termination settings of the arm-presses-cloth task."""
+class ArmPressClothEnvCfg(ClothDepthTaskCfg):
+    """Arm, actuator, action, reward and termination settings of the arm-presses-cloth task (cloth: the base class)."""
 
     _ranges: ClassVar[dict[str, str]] = {
         "cloth_cells": ">= 2",
-        "cloth_cell_size": "> 0",
-        "cloth_height": "any",
-        "cloth_particle_mass": "> 0",
-        "cloth_stiffness": ">= 0",
-        "cloth_damping": ">= 0",
-        "cloth_particle_radius": "> 0",
         "link_length": "> 0",
         "link_radius": "> 0",
         "fingertip_radius": "> 0",
@@ -71,8 +66,6 @@ class ArmPressClothEnvCfg(CoupledDirectEnvCfg):
         "damping": ">= 0",
         "effort_limit": "> 0",
         "action_scale": "> 0",
-        "target_depth_range": ">= 0",
-        "reward_sigma": "> 0",
         "action_rate_penalty": ">= 0",
         "drift_penalty": ">= 0",
         "fail_depth": "> 0",
@@ -82,18 +75,6 @@ class ArmPressClothEnvCfg(CoupledDirectEnvCfg):
     """Episode length before truncation [s] (120 env steps at the default 60 Hz)."""
     cloth_cells: int = 4
     """Cloth cells per side [count] (even, so a particle sits at the center)."""
-    cloth_cell_size: float = 0.08
-    """Cloth cell size [m]."""
-    cloth_height: float = 0.3
-    """Height of the cloth and its pinned edges [m]."""
-    cloth_particle_mass: float = 0.02
-    """Mass of one cloth particle [kg]."""
-    cloth_stiffness: float = 1.0e3
-    """Membrane stiffness [N/m]."""
-    cloth_damping: float = 10.0
-    """Membrane damping [N*s/m]."""
-    cloth_particle_radius: float = 0.02
-    """Contact radius of the cloth particles [m]; with the fingertip it must close the gaps between particles."""
     link_length: float = 0.2
     """Length of each of the two links, joint to joint [m]."""
     link_radius: float = 0.012
@@ -116,10 +97,6 @@ class ArmPressClothEnvCfg(CoupledDirectEnvCfg):
     """Torque limit of both joints [N*m]."""
     action_scale: float = 1.0
     """Joint target offset of a full action [rad]."""
-    target_depth_range: tuple[float, float] = (0.03, 0.07)
-    """Range of the per-episode target depth of the cloth center [m] (it sags about 2 cm under its own weight)."""
-    reward_sigma: float = 0.01
-    """Width of the depth reward [m]."""
     action_rate_penalty: float = 0.01
     """Weight of the squared change of the action per env step."""
     drift_penalty: float = 5.0
@@ -130,11 +107,6 @@ class ArmPressClothEnvCfg(CoupledDirectEnvCfg):
     def validate(self) -> None:
         """Check the fields (types and declared ranges), the target depth order and the arm's reach."""
         super().validate()
-        low, high = self.target_depth_range
-        if low > high:
-            raise ValueError(
-                f"ArmPressClothEnvCfg.target_depth_range must be (low, high) with low <= high, got {self.target_depth_range!r}"
-            )
         if self.cloth_cells % 2:
             raise ValueError(
                 f"ArmPressClothEnvCfg.cloth_cells must be even (a particle at the center), got {self.cloth_cells}"
@@ -172,7 +144,7 @@ def _fingertip(cfg: ArmPressClothEnvCfg, q: torch.Tensor) -> tuple[torch.Tensor,
     return y, z
 
 
-class ArmPressClothEnv(CoupledDirectEnv):
+class ArmPressClothEnv(ClothDepthTaskEnv):
     """Press the cloth center to a target depth with a PD-actuated two-joint arm."""
 
     num_observations = 10
@@ -181,18 +153,7 @@ class ArmPressClothEnv(CoupledDirectEnv):
     cfg: ArmPressClothEnvCfg
 
     def _coupler_cfg(self) -> CouplerProxyCfg:
-        return CouplerProxyCfg(
-            entries=[
-                CouplerEntryCfg(name="arm", solver_cfg=SteelSolverCfg(), bodies=["/World/envs/env_.*/Arm"]),
-                CouplerEntryCfg(name="cloth", solver_cfg=VBDSolverCfg(iterations=5), all_particles=True),
-            ],
-            iterations=2,
-            proxies=[
-                CouplerProxyMappingCfg(
-                    source="arm", destination="cloth", bodies=["/World/envs/env_.*/Arm/forearm"], proxy_relaxation=0.5
-                )
-            ],
-        )
+        return self._presser_coupler_cfg("arm", "Arm", "Arm/forearm")
 
     def default_joint_q(self) -> tuple[float, float]:
         """Joint angles [rad] of the default pose: the fingertip ``start_gap`` above the cloth center."""
@@ -260,20 +221,10 @@ class ArmPressClothEnv(CoupledDirectEnv):
                 )
             },
         )
-        add_pinned_cloth(
-            proto,
-            cells=cfg.cloth_cells,
-            cell_size=cfg.cloth_cell_size,
-            height=cfg.cloth_height,
-            particle_mass=cfg.cloth_particle_mass,
-            particle_radius=cfg.cloth_particle_radius,
-            stiffness=cfg.cloth_stiffness,
-            damping=cfg.cloth_damping,
-        )
+        self._add_cloth(proto)
         replicate_envs(builder, proto, cfg.num_envs, spacing=1.0)
 
     def _setup_buffers(self) -> None:
-        cfg = self.cfg
         manager = self.manager
         columns = manager.joint_view_columns("joint_q")
         self.joint_cols = [columns.index("shoulder"), columns.index("elbow")]
@@ -282,10 +233,7 @@ class ArmPressClothEnv(CoupledDirectEnv):
         self.joint_target = manager.joint_view("joint_target_q")
         self.default_q = torch.tensor(self.default_joint_q(), device=self.torch_device)
         self.joint_target[:, self.joint_cols] = self.default_q
-        per_env = (cfg.cloth_cells + 1) ** 2
-        center = (cfg.cloth_cells // 2) * (cfg.cloth_cells + 1) + cfg.cloth_cells // 2
-        self.center_ids = torch.arange(self.num_envs, device=self.torch_device) * per_env + center
-        self.target = torch.zeros(self.num_envs, device=self.torch_device)
+        self._setup_cloth_buffers()
         self.prev_action = torch.zeros(self.num_envs, self.num_actions, device=self.torch_device)
         self.action_rate = torch.zeros(self.num_envs, device=self.torch_device)
 
@@ -299,8 +247,7 @@ class ArmPressClothEnv(CoupledDirectEnv):
         """Current joint angles ``q`` [rad], velocities ``qd`` [rad/s], fingertip ``tip_y``/``tip_z`` and cloth ``depth`` [m]."""
         q = self.joint_q[:, self.joint_cols]
         tip_y, tip_z = _fingertip(self.cfg, q)
-        particle_q = wp.to_torch(self.manager.get_state_0().particle_q)
-        depth = self.cfg.cloth_height - particle_q[self.center_ids, 2]
+        depth = self.cloth_depth()
         return {"q": q, "qd": self.joint_qd[:, self.joint_cols], "tip_y": tip_y, "tip_z": tip_z, "depth": depth}
 
     def _get_observations(self) -> torch.Tensor:
@@ -318,16 +265,17 @@ class ArmPressClothEnv(CoupledDirectEnv):
     def _get_rewards(self) -> torch.Tensor:
         cfg = self.cfg
         m = self.measurements()
-        tracking = torch.exp(-(((m["depth"] - self.target) / cfg.reward_sigma) ** 2))
-        return tracking - cfg.action_rate_penalty * self.action_rate - cfg.drift_penalty * m["tip_y"] ** 2
+        return (
+            self.depth_reward(m["depth"])
+            - cfg.action_rate_penalty * self.action_rate
+            - cfg.drift_penalty * m["tip_y"] ** 2
+        )
 
     def _get_dones(self) -> torch.Tensor:
         return self.measurements()["tip_z"] < -self.cfg.fail_depth
 
     def _reset_idx(self, env_ids: torch.Tensor) -> None:
-        low, high = self.cfg.target_depth_range
-        draw = torch.rand(len(env_ids), generator=self.generator, device=self.torch_device)
-        self.target[env_ids] = low + (high - low) * draw
+        self._draw_targets(env_ids)
         self.prev_action[env_ids] = 0.0
         self.action_rate[env_ids] = 0.0
         self.joint_target[env_ids.unsqueeze(-1), torch.tensor(self.joint_cols, device=self.torch_device)] = (

@@ -18,12 +18,13 @@ import newton
 import torch
 import warp as wp
 
-from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
-from isaaclab_contrib.envs import CoupledDirectEnv, CoupledDirectEnvCfg, register_task
-from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
+from isaaclab_contrib.coupling import CouplerProxyCfg
+from isaaclab_contrib.envs import register_task
 from isaaclab_contrib.rl import RslRlOnPolicyRunnerCfg
-from isaaclab_contrib.scenes import add_pinned_cloth, replicate_envs
+from isaaclab_contrib.scenes import replicate_envs
 from isaaclab_contrib.utils.configclass import configclass
+
+from .cloth_depth_task import ClothDepthTaskCfg, ClothDepthTaskEnv
 
 __all__ = ["TASK_ID", "PressClothEnv", "PressClothEnvCfg", "PressClothPPORunnerCfg", "oracle_policy"]
 
@@ -32,43 +33,19 @@ TASK_ID = "Isaac-Press-Cloth-Direct-v0"
 
 
 @configclass
-class PressClothEnvCfg(CoupledDirectEnvCfg):
-    """Scene, action, reward and termination settings of the press-the-cloth task."""
+class PressClothEnvCfg(ClothDepthTaskCfg):
+    """Pusher, action, reward and termination settings of the press-the-cloth task (cloth: the base class)."""
 
     _ranges: ClassVar[dict[str, str]] = {
-        "cloth_cells": ">= 1",
-        "cloth_cell_size": "> 0",
-        "cloth_height": "any",
-        "cloth_particle_mass": "> 0",
-        "cloth_stiffness": ">= 0",
-        "cloth_damping": ">= 0",
-        "cloth_particle_radius": "> 0",
         "pusher_radius": "> 0",
         "pusher_density": "> 0",
         "pusher_start_gap": ">= 0",
         "max_force": ">= 0",
-        "target_depth_range": ">= 0",
-        "reward_sigma": "> 0",
         "action_penalty": ">= 0",
         "fail_below": "> 0",
         "fail_above": "> 0",
     }
 
-    cloth_cells: int = 4
-    """Cloth cells per side [count]."""
-    cloth_cell_size: float = 0.08
-    """Cloth cell size [m]."""
-    cloth_height: float = 0.3
-    """Height of the cloth and its pinned edges [m]."""
-    cloth_particle_mass: float = 0.02
-    """Mass of one cloth particle [kg]."""
-    cloth_stiffness: float = 1.0e3
-    """Membrane stiffness [N/m]."""
-    cloth_damping: float = 10.0
-    """Membrane damping [N*s/m]."""
-    cloth_particle_radius: float = 0.02
-    """Contact radius of the cloth particles [m]; with the pusher it must close the gaps between particles
-    (the pusher collides with particles, not triangles: a smaller pair slips through the cloth)."""
     pusher_radius: float = 0.04
     """Pusher sphere radius [m]."""
     pusher_density: float = 1000.0
@@ -89,15 +66,6 @@ class PressClothEnvCfg(CoupledDirectEnvCfg):
     fail_above: float = 0.3
     """Terminate when the pusher is this far above the pinned edge [m] (flew off)."""
 
-    def validate(self) -> None:
-        """Check the fields (types and declared ranges) and that the target depth range is ordered."""
-        super().validate()
-        low, high = self.target_depth_range
-        if low > high:
-            raise ValueError(
-                f"PressClothEnvCfg.target_depth_range must be (low, high) with low <= high, got {self.target_depth_range!r}"
-            )
-
 
 @wp.kernel
 def _pusher_force_kernel(
@@ -112,7 +80,7 @@ def _pusher_force_kernel(
     body_f[pusher_body[env]] = wp.spatial_vector(0.0, 0.0, fz, 0.0, 0.0, 0.0)
 
 
-class PressClothEnv(CoupledDirectEnv):
+class PressClothEnv(ClothDepthTaskEnv):
     """Press the cloth center to a target depth with a force-controlled pusher."""
 
     num_observations = 5
@@ -121,18 +89,7 @@ class PressClothEnv(CoupledDirectEnv):
     cfg: PressClothEnvCfg
 
     def _coupler_cfg(self) -> CouplerProxyCfg:
-        return CouplerProxyCfg(
-            entries=[
-                CouplerEntryCfg(name="pusher", solver_cfg=SteelSolverCfg(), bodies=["/World/envs/env_.*/Pusher"]),
-                CouplerEntryCfg(name="cloth", solver_cfg=VBDSolverCfg(iterations=5), all_particles=True),
-            ],
-            iterations=2,
-            proxies=[
-                CouplerProxyMappingCfg(
-                    source="pusher", destination="cloth", bodies=["/World/envs/env_.*/Pusher"], proxy_relaxation=0.5
-                )
-            ],
-        )
+        return self._presser_coupler_cfg("pusher", "Pusher", "Pusher")
 
     def _build_scene(self, builder) -> None:
         cfg = self.cfg
@@ -145,20 +102,10 @@ class PressClothEnv(CoupledDirectEnv):
             cfg=newton.ModelBuilder.ShapeConfig(density=cfg.pusher_density),
             label="Pusher/body/collision",
         )
-        add_pinned_cloth(
-            proto,
-            cells=cfg.cloth_cells,
-            cell_size=cfg.cloth_cell_size,
-            height=cfg.cloth_height,
-            particle_mass=cfg.cloth_particle_mass,
-            particle_radius=cfg.cloth_particle_radius,
-            stiffness=cfg.cloth_stiffness,
-            damping=cfg.cloth_damping,
-        )
+        self._add_cloth(proto)
         replicate_envs(builder, proto, cfg.num_envs, spacing=1.0)
 
     def _setup_buffers(self) -> None:
-        cfg = self.cfg
         model = self.manager.get_model()
         labels = model.body_label
         pusher = [labels.index(f"/World/envs/env_{i}/Pusher/body") for i in range(self.num_envs)]
@@ -166,10 +113,7 @@ class PressClothEnv(CoupledDirectEnv):
         self.pusher_body = wp.array(pusher, dtype=int, device=self.device)
         mass = float(model.body_mass.numpy()[pusher[0]])
         self.weight = mass * float(-model.gravity.numpy()[0][2])
-        per_env = (cfg.cloth_cells + 1) ** 2
-        center = (cfg.cloth_cells // 2) * (cfg.cloth_cells + 1) + cfg.cloth_cells // 2
-        self.center_ids = torch.arange(self.num_envs, device=self.torch_device) * per_env + center
-        self.target = torch.zeros(self.num_envs, device=self.torch_device)
+        self._setup_cloth_buffers()
         self.prev_action = torch.zeros(self.num_envs, device=self.torch_device)
         self.staged_f = self.manager.get_staged_body_f()
 
@@ -185,11 +129,9 @@ class PressClothEnv(CoupledDirectEnv):
     def _state(self):
         state = self.manager.get_state_0()
         body_q, body_qd = wp.to_torch(state.body_q), wp.to_torch(state.body_qd)
-        particle_q = wp.to_torch(state.particle_q)
         pusher_z = body_q[self.pusher_ids, 2] - self.cfg.cloth_height
         pusher_vz = body_qd[self.pusher_ids, 2]
-        depth = self.cfg.cloth_height - particle_q[self.center_ids, 2]
-        return pusher_z, pusher_vz, depth
+        return pusher_z, pusher_vz, self.cloth_depth()
 
     def _get_observations(self) -> torch.Tensor:
         pusher_z, pusher_vz, depth = self._state()
@@ -199,16 +141,14 @@ class PressClothEnv(CoupledDirectEnv):
         _, _, depth = self._state()
         action = self.actions[:, 0]
         self.prev_action.copy_(action)  # in place: buffers stay normal tensors under inference_mode
-        return torch.exp(-(((depth - self.target) / self.cfg.reward_sigma) ** 2)) - self.cfg.action_penalty * action**2
+        return self.depth_reward(depth) - self.cfg.action_penalty * action**2
 
     def _get_dones(self) -> torch.Tensor:
         pusher_z, _, _ = self._state()
         return (pusher_z < -self.cfg.fail_below) | (pusher_z > self.cfg.fail_above)
 
     def _reset_idx(self, env_ids: torch.Tensor) -> None:
-        low, high = self.cfg.target_depth_range
-        draw = torch.rand(len(env_ids), generator=self.generator, device=self.torch_device)
-        self.target[env_ids] = low + (high - low) * draw
+        self._draw_targets(env_ids)
         self.prev_action[env_ids] = 0.0
 
 

@@ -22,6 +22,7 @@ import configs
 from configs.ant_on_hammock import AntOnHammockSceneCfg
 from configs.arm_press_cloth_task import ArmPressClothEnvCfg, ArmPressClothPPORunnerCfg
 from configs.box_on_cloth import BoxOnClothSceneCfg, build_box_on_cloth
+from configs.cloth_depth_task import ClothDepthTaskCfg
 from configs.grains_on_cloth import GrainsOnClothSceneCfg
 from configs.mujoco_vbd_admm import AttachedBallSceneCfg
 from configs.press_cloth_task import PressClothEnvCfg, PressClothPPORunnerCfg
@@ -130,6 +131,7 @@ FACTORIES = {
     CoupledDirectEnvCfg: CoupledDirectEnvCfg,
     PressClothEnvCfg: PressClothEnvCfg,
     ArmPressClothEnvCfg: ArmPressClothEnvCfg,
+    ClothDepthTaskCfg: ClothDepthTaskCfg,
     RslRlMlpModelCfg: RslRlMlpModelCfg,
     RslRlPpoAlgorithmCfg: RslRlPpoAlgorithmCfg,
     RslRlOnPolicyRunnerCfg: RslRlOnPolicyRunnerCfg,
