@@ -20,9 +20,9 @@ import torch
 import warp as wp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
-from rl_common import add_common_arguments, make_env, oracle_for, policy_function, task_configs
+from rl_common import add_common_arguments, export_policy, make_env, policy_function, reference_returns, task_configs
 
-from isaaclab_contrib.rl import RslRlVecEnvWrapper, evaluate_policy, random_policy
+from isaaclab_contrib.rl import RslRlVecEnvWrapper, evaluate_policy
 
 
 def existing_file(text: str) -> Path:
@@ -57,8 +57,7 @@ def load_policy(checkpoint: Path, env, train_cfg: dict, export: bool):
             raise SystemExit(f"[play] {checkpoint} is not an rsl-rl checkpoint of this task's policy: {err}") from None
         if export:
             exported = checkpoint.parent / "exported"
-            runner.export_policy_to_jit(str(exported), "policy.pt")
-            runner.export_policy_to_onnx(str(exported), "policy.onnx")
+            export_policy(runner, exported)
             print(f"[play] exported {exported}/policy.pt and policy.onnx")
         policy = policy_function(runner.get_inference_policy(device=str(unwrapped.torch_device)), unwrapped.num_envs)
     obs, _ = unwrapped.reset()
@@ -91,10 +90,8 @@ def main(argv: list[str] | None = None) -> dict:
         episodes, seed = args.eval_episodes, agent_cfg.seed
         result = {"policy_return": evaluate_policy(env, policy, episodes, seed=seed)["mean"]}
         if args.reference:
-            result["random_return"] = evaluate_policy(env, random_policy(env, seed), episodes, seed=seed)["mean"]
-            oracle = oracle_for(args.task, env.unwrapped)
-            if oracle is not None:
-                result["oracle_return"] = evaluate_policy(env, oracle, episodes, seed=seed)["mean"]
+            references = reference_returns(args.task, env, episodes, seed)
+            result.update((name, value) for name, value in references.items() if value is not None)
         count = episodes * env_cfg.num_envs
         print(
             f"[play] {args.checkpoint}: "

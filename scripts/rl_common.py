@@ -72,6 +72,25 @@ def oracle_for(task: str, env):
     return None if entry is None else resolve_entry_point(entry, "oracle_entry_point")(env)
 
 
+def reference_returns(task: str, env, episodes: int, seed: int) -> dict:
+    """Mean returns of the random policy and of the task's oracle (``None`` without one) on the same episodes."""
+    from isaaclab_contrib.rl import evaluate_policy, random_policy
+
+    unwrapped = env.unwrapped
+    returns = {"random_return": evaluate_policy(unwrapped, random_policy(unwrapped, seed), episodes, seed=seed)["mean"]}
+    oracle = oracle_for(task, unwrapped)
+    returns["oracle_return"] = (
+        None if oracle is None else evaluate_policy(unwrapped, oracle, episodes, seed=seed)["mean"]
+    )
+    return returns
+
+
+def export_policy(runner, folder: Path) -> None:
+    """Export the runner's policy into *folder* as ``policy.pt`` (TorchScript) and ``policy.onnx``."""
+    runner.export_policy_to_jit(str(folder), "policy.pt")
+    runner.export_policy_to_onnx(str(folder), "policy.onnx")
+
+
 def policy_function(policy, num_envs: int):
     """Turn rsl-rl's inference policy (it takes a TensorDict of groups) into ``obs -> actions``."""
     from tensordict import TensorDict

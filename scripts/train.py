@@ -26,9 +26,9 @@ import torch
 import warp as wp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
-from rl_common import add_common_arguments, make_env, oracle_for, policy_function, task_configs
+from rl_common import add_common_arguments, export_policy, make_env, policy_function, reference_returns, task_configs
 
-from isaaclab_contrib.rl import RslRlVecEnvWrapper, evaluate_policy, random_policy
+from isaaclab_contrib.rl import RslRlVecEnvWrapper, evaluate_policy
 from isaaclab_contrib.utils.cli import positive_int
 
 
@@ -94,15 +94,11 @@ def main(argv: list[str] | None = None) -> dict:
         unwrapped = env.unwrapped
         episodes = args.eval_episodes
         result: dict = {"task": args.task, "seed": agent_cfg.seed, "num_envs": env_cfg.num_envs}
-        rand = evaluate_policy(unwrapped, random_policy(unwrapped, agent_cfg.seed), episodes, seed=agent_cfg.seed)
-        result["random_return"] = rand["mean"]
-        print(f"[train] random policy: mean return {rand['mean']:.2f} over {rand['episodes']} episodes")
-        oracle = oracle_for(args.task, unwrapped)
-        result["oracle_return"] = None
-        if oracle is not None:
-            ref = evaluate_policy(unwrapped, oracle, episodes, seed=agent_cfg.seed)
-            result["oracle_return"] = ref["mean"]
-            print(f"[train] scripted oracle: mean return {ref['mean']:.2f} over {ref['episodes']} episodes")
+        result.update(reference_returns(args.task, env, episodes, agent_cfg.seed))
+        count = episodes * env_cfg.num_envs
+        print(f"[train] random policy: mean return {result['random_return']:.2f} over {count} episodes")
+        if result["oracle_return"] is not None:
+            print(f"[train] scripted oracle: mean return {result['oracle_return']:.2f} over {count} episodes")
 
         unwrapped.reset(seed=agent_cfg.seed)
         vec_env = RslRlVecEnvWrapper(env)
@@ -120,8 +116,7 @@ def main(argv: list[str] | None = None) -> dict:
         if result["oracle_return"]:
             result["trained_over_oracle"] = trained["mean"] / result["oracle_return"]
         exported = log_dir / "exported"
-        runner.export_policy_to_jit(str(exported), "policy.pt")
-        runner.export_policy_to_onnx(str(exported), "policy.onnx")
+        export_policy(runner, exported)
         title = f"{args.task}: rsl-rl PPO, seed {agent_cfg.seed}"
         plot_curve(log_dir / "learning_curve.png", log_dir, samples_per_iteration, result, title)
         (log_dir / "result.json").write_text(json.dumps(result, indent=2))
@@ -129,7 +124,7 @@ def main(argv: list[str] | None = None) -> dict:
             f" = {100 * result['trained_over_oracle']:.0f} % of the oracle" if "trained_over_oracle" in result else ""
         )
         print(
-            f"[train] trained policy: mean return {trained['mean']:.2f}{ratio} (random {rand['mean']:.2f}) after "
+            f"[train] trained policy: mean return {trained['mean']:.2f}{ratio} (random {result['random_return']:.2f}) after "
             f"{result['env_steps']} env steps in {train_seconds:.0f} s"
         )
         print(
