@@ -23,8 +23,8 @@ import warp as wp
 
 from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg
 from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
-from isaaclab_contrib.physics.actuator_cfg import ActuatorBaseCfg, IdealPDActuatorCfg
-from isaaclab_contrib.physics.actuators import add_actuators
+from isaaclab_contrib.physics.actuators.adapter import add_actuators
+from isaaclab_contrib.physics.actuators.cfg import ActuatorBaseCfg, IdealPDActuatorCfg
 from isaaclab_contrib.scenes import SceneBaseCfg, SceneSpec, add_pinned_cloth, register_scene, replicate_envs
 from isaaclab_contrib.utils.configclass import configclass
 

@@ -35,8 +35,8 @@ import warp as wp
 
 from isaaclab_contrib.coupling import CouplerProxyCfg
 from isaaclab_contrib.envs import register_task
-from isaaclab_contrib.physics.actuator_cfg import IdealPDActuatorCfg
-from isaaclab_contrib.physics.actuators import add_actuators
+from isaaclab_contrib.physics.actuators.adapter import add_actuators
+from isaaclab_contrib.physics.actuators.cfg import IdealPDActuatorCfg
 from isaaclab_contrib.rl import RslRlOnPolicyRunnerCfg
 from isaaclab_contrib.scenes import replicate_envs
 from isaaclab_contrib.utils.configclass import configclass

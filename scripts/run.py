@@ -21,7 +21,7 @@ import warp as wp
 from tqdm import tqdm
 
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
-from isaaclab_contrib.physics.usd_io import author_body_prims, set_time_range
+from isaaclab_contrib.physics.usd.stage_io import author_body_prims, set_time_range
 from isaaclab_contrib.scenes import get_scene, scene_names
 from isaaclab_contrib.utils.cli import positive_float, positive_int
 

@@ -24,13 +24,13 @@ from isaaclab_contrib.physics import (
     SteelSolverCfg,
     VBDSolverCfg,
 )
-from isaaclab_contrib.physics.actuator_cfg import (
+from isaaclab_contrib.physics.actuators.adapter import add_actuators
+from isaaclab_contrib.physics.actuators.cfg import (
     DCMotorCfg,
     DelayedPDActuatorCfg,
     IdealPDActuatorCfg,
     ImplicitActuatorCfg,
 )
-from isaaclab_contrib.physics.actuators import add_actuators
 from isaaclab_contrib.scenes import replicate_envs
 
 M = NewtonCouplerManager

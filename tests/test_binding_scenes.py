@@ -25,8 +25,8 @@ from isaaclab_contrib.physics import (
     SteelSolverCfg,
     VBDSolverCfg,
 )
-from isaaclab_contrib.physics.bindings import binding_for
-from isaaclab_contrib.physics.mpm_colliders import hull_surface
+from isaaclab_contrib.physics.solvers.binding import binding_for
+from isaaclab_contrib.physics.solvers.mpm_colliders import hull_surface
 from isaaclab_contrib.scenes import add_granular_bed
 
 GRAVITY = 9.81  # [m/s^2], Newton's default (along -z)

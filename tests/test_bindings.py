@@ -17,7 +17,7 @@ from isaaclab_contrib.physics import (
     VBDSolverCfg,
     XPBDSolverCfg,
 )
-from isaaclab_contrib.physics.bindings import SolverBinding, binding_for, register_binding, registered_bindings
+from isaaclab_contrib.physics.solvers.binding import SolverBinding, binding_for, register_binding, registered_bindings
 from isaaclab_contrib.utils.configclass import configclass
 
 ALL_SOLVER_CFGS = [

@@ -16,7 +16,7 @@ from isaaclab_contrib.physics import (
     VBDSolverCfg,
     XPBDSolverCfg,
 )
-from isaaclab_contrib.physics.sensors import ObservablesUnsupportedError
+from isaaclab_contrib.physics.sensors.observables import ObservablesUnsupportedError
 
 G = 9.81
 ARM = 0.5  # distance of the link's centre of mass from the hinge [m]

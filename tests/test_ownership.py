@@ -21,7 +21,7 @@ from isaaclab_contrib.coupling import (
     resolve_entries,
 )
 from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg, XPBDSolverCfg
-from isaaclab_contrib.physics.solver_cfg import NewtonSolverCfg
+from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
 from isaaclab_contrib.utils.configclass import configclass
 
 WORLDS = 4

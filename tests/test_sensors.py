@@ -20,7 +20,7 @@ from isaaclab_contrib.physics import (
     VBDSolverCfg,
     XPBDSolverCfg,
 )
-from isaaclab_contrib.physics.sensors import ObservablesUnsupportedError
+from isaaclab_contrib.physics.sensors.observables import ObservablesUnsupportedError
 
 G = 9.81
 M = NewtonCouplerManager

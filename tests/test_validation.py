@@ -55,7 +55,7 @@ from isaaclab_contrib.physics import (
     VBDSolverCfg,
     XPBDSolverCfg,
 )
-from isaaclab_contrib.physics.actuator_cfg import (
+from isaaclab_contrib.physics.actuators.cfg import (
     ActuatorBaseCfg,
     DCMotorCfg,
     DelayedPDActuatorCfg,

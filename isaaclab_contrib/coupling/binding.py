@@ -13,8 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from isaaclab_contrib.physics.bindings import SolverBinding, binding_for, register_binding
-from isaaclab_contrib.physics.sensors import CONTACT_F, new_contact_sensor, shape_ids_matching, unsupported_observable
+from isaaclab_contrib.physics.sensors.observables import (
+    CONTACT_F,
+    new_contact_sensor,
+    shape_ids_matching,
+    unsupported_observable,
+)
+from isaaclab_contrib.physics.solvers.binding import SolverBinding, binding_for, register_binding
 
 from .construction import build_coupled_solver
 from .coupler_cfg import CouplerCfg

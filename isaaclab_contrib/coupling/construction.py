@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import warp as wp
 
-from isaaclab_contrib.physics.bindings import binding_for
+from isaaclab_contrib.physics.solvers.binding import binding_for
 
 from .coupler_cfg import HIDEABLE_ELEMENTS, CouplerAdmmCfg, CouplerCfg, CouplerEntryCfg, CouplerProxyCfg, _callable_name
 from .ownership import CouplingPlan, resolve_coupling, write_back_proxy_bodies

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from isaaclab_contrib.physics.newton_vbd_manager import NewtonVBDManager
+from isaaclab_contrib.physics.runtime.newton_vbd_manager import NewtonVBDManager
 
 from . import binding as _binding  # noqa: F401  (registers the coupled solver binding)
 from .coupler_cfg import CouplerAdmmCfg, CouplerProxyCfg

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal
 
 from isaaclab_contrib.physics.collision_cfg import NewtonCollisionPipelineCfg
 from isaaclab_contrib.physics.model_cfg import NewtonModelCfg
-from isaaclab_contrib.physics.solver_cfg import NewtonModelSolverCfg, NewtonSolverCfg
+from isaaclab_contrib.physics.solvers.base import NewtonModelSolverCfg, NewtonSolverCfg
 from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
 from isaaclab_contrib.utils.validation import check_fields, nested
 

@@ -6,9 +6,8 @@ import dataclasses
 import inspect
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from isaaclab_contrib.physics.solvers.base import SolverConfigError
 from isaaclab_contrib.utils.configclass import configclass
-
-from .solver_cfg import SolverConfigError
 
 if TYPE_CHECKING:
     import newton

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
+from isaaclab_contrib.physics.collision_cfg import NewtonCollisionPipelineCfg
+from isaaclab_contrib.physics.model_cfg import NewtonModelCfg
+from isaaclab_contrib.physics.shape_cfg import NewtonShapeCfg
+from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
 from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
 from isaaclab_contrib.utils.validation import check_device_alias, check_fields, nested
-
-from .collision_cfg import NewtonCollisionPipelineCfg
-from .model_cfg import NewtonModelCfg
-from .shape_cfg import NewtonShapeCfg
-from .solver_cfg import NewtonSolverCfg
 
 __all__ = ["NewtonCfg", "SimulationCfg"]
 

@@ -6,9 +6,9 @@ import logging
 
 import warp as wp
 
-from .newton_manager import NewtonManager
-from .simulation_cfg import NewtonCfg, SimulationCfg
-from .solver_cfg import NewtonModelSolverCfg
+from isaaclab_contrib.physics.runtime.newton_manager import NewtonManager
+from isaaclab_contrib.physics.simulation_cfg import NewtonCfg, SimulationCfg
+from isaaclab_contrib.physics.solvers.base import NewtonModelSolverCfg
 
 __all__ = ["SimulationContext"]
 

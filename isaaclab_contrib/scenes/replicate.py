@@ -56,7 +56,7 @@ def replicate_envs(
     """
     # The replication step of the kitless stack: sites requested with cl_register_site(per_world=True)
     # go into the prototype now, so every env gets one in its own frame.
-    from isaaclab_contrib.physics.newton_manager import NewtonManager
+    from isaaclab_contrib.physics.runtime.newton_manager import NewtonManager
 
     NewtonManager.cl_inject_sites(prototype)
     prefixes = env_prefixes(num_envs)

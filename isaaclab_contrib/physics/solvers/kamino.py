@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg, SolverConfigError
+from isaaclab_contrib.physics.solvers.binding import SolverBinding, register_binding
 from isaaclab_contrib.utils.configclass import configclass
 
-from .solver_cfg import NewtonSolverCfg, SolverConfigError
+if TYPE_CHECKING:
+    import newton
 
-__all__ = ["KaminoSolverCfg"]
+__all__ = ["KaminoBinding", "KaminoSolverCfg"]
 
 _NESTED = ("constraints", "dynamics", "padmm", "dvi", "lox", "fk", "collision_detector", "materials")
 
@@ -86,3 +89,18 @@ class KaminoSolverCfg(NewtonSolverCfg):
                     )
                 setattr(nested, key, value)
         return config
+
+
+class KaminoBinding(SolverBinding):
+    """Kamino: top-level fields go to ``SolverKamino.Config``, ``*_overrides`` into its nested configs."""
+
+    family = "kamino"
+
+    def build(self, cfg: KaminoSolverCfg, model: Any) -> newton.solvers.SolverBase:
+        return cfg.solver_class()(model, cfg.make_config())
+
+    def needs_collision_pipeline(self, cfg: KaminoSolverCfg) -> bool:
+        return not cfg.use_collision_detector
+
+
+register_binding(KaminoSolverCfg, KaminoBinding())

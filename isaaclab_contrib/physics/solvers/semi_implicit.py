@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
 from typing import ClassVar
 
+from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
+from isaaclab_contrib.physics.solvers.binding import SolverBinding, register_binding
 from isaaclab_contrib.utils.configclass import configclass
 
-from .solver_cfg import NewtonSolverCfg
-
-__all__ = ["SemiImplicitSolverCfg"]
+__all__ = ["SemiImplicitBinding", "SemiImplicitSolverCfg"]
 
 
 @configclass
@@ -33,3 +38,10 @@ class SemiImplicitSolverCfg(NewtonSolverCfg):
     """Damping of the penalty joint attachment [N*s/m]."""
     enable_tri_contact: bool = True
     """Enable triangle-particle contacts."""
+
+
+class SemiImplicitBinding(SolverBinding):
+    family = "semi_implicit"
+
+
+register_binding(SemiImplicitSolverCfg, SemiImplicitBinding())

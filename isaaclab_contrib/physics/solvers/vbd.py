@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
+
+from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
+from isaaclab_contrib.physics.solvers.binding import SolverBinding, register_binding
 from isaaclab_contrib.utils.configclass import configclass
 
-from .solver_cfg import NewtonSolverCfg
+if TYPE_CHECKING:
+    import newton
 
-__all__ = ["VBDSolverCfg"]
+__all__ = ["VBDBinding", "VBDSolverCfg"]
 
 
 @configclass
@@ -58,3 +63,38 @@ class VBDSolverCfg(NewtonSolverCfg):
     """Body-particle contacts stored per body [count]."""
     color_include_bending: bool = False
     """Colour the particle graph including bending (edge-opposite) neighbours."""
+
+
+class VBDBinding(SolverBinding):
+    """VBD sweeps particles and rigid bodies by graph colour: the builder is coloured before finalization.
+
+    ``SolverVBD`` needs ``particle_color_groups`` when the model has particles and ``body_color_groups``
+    when it integrates rigid bodies (cables and other jointed bodies included). Newton's
+    ``ModelBuilder.color()`` computes both; a colouring that already covers every particle (or body) is
+    kept as it is, so a builder coloured for its cloth but not for bodies added later gets body colours
+    only, and a user's own colouring is not replaced.
+    """
+
+    family = "vbd"
+
+    @staticmethod
+    def _covers(groups: Any, count: int) -> bool:
+        """Whether the colour *groups* hold every index in ``[0, count)`` exactly once."""
+        ids = [np.asarray(group, dtype=np.int64).ravel() for group in groups]
+        ids = np.concatenate(ids) if ids else np.empty(0, dtype=np.int64)
+        return ids.size == count and np.array_equal(np.sort(ids), np.arange(count))
+
+    def prepare_builder(self, cfg: VBDSolverCfg, builder: newton.ModelBuilder) -> None:
+        particles_done = self._covers(builder.particle_color_groups, builder.particle_count)
+        bodies_done = self._covers(builder.body_color_groups, builder.body_count)
+        if particles_done and bodies_done:
+            return
+        kept_particles, kept_bodies = builder.particle_color_groups, builder.body_color_groups
+        builder.color(include_bending=cfg.color_include_bending)  # colours particles and bodies
+        if particles_done:
+            builder.particle_color_groups = kept_particles
+        if bodies_done:
+            builder.body_color_groups = kept_bodies
+
+
+register_binding(VBDSolverCfg, VBDBinding())

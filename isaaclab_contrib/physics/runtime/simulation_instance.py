@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import warp as wp
 
-from .actuators import NewtonActuatorAdapter
-from .sensors import (
+from isaaclab_contrib.physics.actuators.adapter import NewtonActuatorAdapter
+from isaaclab_contrib.physics.runtime.step_program import Stage, StepProgram
+from isaaclab_contrib.physics.sensors.observables import (
     BODY_QDD,
     PER_SUBSTEP_KINDS,
     REQUESTED_OBSERVABLES,
@@ -32,12 +33,11 @@ from .sensors import (
     combine_patterns,
     unsupported_request,
 )
-from .step_program import Stage, StepProgram
 
 if TYPE_CHECKING:
     import newton
 
-    from .session import ManagerSession
+    from isaaclab_contrib.physics.runtime.session import ManagerSession
 
 __all__ = ["SensorRuntime", "SimulationInstance", "SolverPart"]
 
@@ -476,7 +476,7 @@ class SimulationInstance:
     # ------------------------------------------------------------------ resets and kinematics
     def world_mask_from(self, env_mask=None, env_ids=None) -> np.ndarray:
         """Host ``(world_count + 1,)`` boolean mask (last entry: global entities) from a mask and/or ids."""
-        from .world_selection import world_mask_from
+        from isaaclab_contrib.physics.runtime.world_selection import world_mask_from
 
         return world_mask_from(self.model.world_count, env_mask, env_ids)
 

@@ -13,15 +13,15 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .bindings import SolverBinding, binding_for
-from .sensors import SensorRecord
-from .simulation_instance import SimulationInstance
-from .solver_cfg import NewtonModelSolverCfg
+from isaaclab_contrib.physics.runtime.simulation_instance import SimulationInstance
+from isaaclab_contrib.physics.sensors.observables import SensorRecord
+from isaaclab_contrib.physics.solvers.base import NewtonModelSolverCfg
+from isaaclab_contrib.physics.solvers.binding import SolverBinding, binding_for
 
 if TYPE_CHECKING:
     import newton
 
-    from .simulation_cfg import NewtonCfg
+    from isaaclab_contrib.physics.simulation_cfg import NewtonCfg
 
 __all__ = ["ManagerSession"]
 

@@ -20,20 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import warp as wp
-
-from .featherstone_cfg import FeatherstoneSolverCfg
-from .kamino_cfg import KaminoSolverCfg
-from .mjwarp_cfg import MJWarpSolverCfg
-from .mpm_cfg import MPMSolverCfg
-from .mpm_colliders import presenting_hulls_as_meshes
-from .semi_implicit_cfg import SemiImplicitSolverCfg
-from .sensors import CONTACT_F, new_contact_sensor, unsupported_observable
-from .solver_cfg import NewtonSolverCfg
-from .steel_cfg import SteelSolverCfg
-from .vbd_cfg import VBDSolverCfg
-from .xpbd_cfg import XPBDSolverCfg
+from isaaclab_contrib.physics.sensors.observables import CONTACT_F, new_contact_sensor, unsupported_observable
+from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
 
 if TYPE_CHECKING:
     import newton
@@ -135,143 +123,6 @@ class SolverBinding:
         return []
 
 
-class _FromConfigDataclass(SolverBinding):
-    """Solvers configured through a nested ``SolverClass.Config`` dataclass."""
-
-    def build(self, cfg: NewtonSolverCfg, model: Any) -> newton.solvers.SolverBase:
-        solver_class = cfg.solver_class()
-        return solver_class(model, solver_class.Config(**cfg.solver_kwargs()))
-
-
-class SteelBinding(SolverBinding):
-    family = "steel"
-
-
-class FeatherstoneBinding(SolverBinding):
-    family = "featherstone"
-
-
-class XPBDBinding(SolverBinding):
-    family = "xpbd"
-
-
-class SemiImplicitBinding(SolverBinding):
-    family = "semi_implicit"
-
-
-class MuJoCoBinding(SolverBinding):
-    """MuJoCo-Warp: registers its custom attributes; consumes pipeline contacts only with
-    ``use_mujoco_contacts=False``; the MuJoCo CPU backend runs on the host and is never captured."""
-
-    family = "mujoco"
-
-    def needs_collision_pipeline(self, cfg: MJWarpSolverCfg) -> bool:
-        return not cfg.use_mujoco_contacts
-
-    def graph_blockers(self, cfg: MJWarpSolverCfg, device: str) -> list[str]:
-        del device
-        return ["MJWarpSolverCfg.use_mujoco_cpu=True steps MuJoCo on the host"] if cfg.use_mujoco_cpu else []
-
-
-class VBDBinding(SolverBinding):
-    """VBD sweeps particles and rigid bodies by graph colour: the builder is coloured before finalization.
-
-    ``SolverVBD`` needs ``particle_color_groups`` when the model has particles and ``body_color_groups``
-    when it integrates rigid bodies (cables and other jointed bodies included). Newton's
-    ``ModelBuilder.color()`` computes both; a colouring that already covers every particle (or body) is
-    kept as it is, so a builder coloured for its cloth but not for bodies added later gets body colours
-    only, and a user's own colouring is not replaced.
-    """
-
-    family = "vbd"
-
-    @staticmethod
-    def _covers(groups: Any, count: int) -> bool:
-        """Whether the colour *groups* hold every index in ``[0, count)`` exactly once."""
-        ids = [np.asarray(group, dtype=np.int64).ravel() for group in groups]
-        ids = np.concatenate(ids) if ids else np.empty(0, dtype=np.int64)
-        return ids.size == count and np.array_equal(np.sort(ids), np.arange(count))
-
-    def prepare_builder(self, cfg: VBDSolverCfg, builder: newton.ModelBuilder) -> None:
-        particles_done = self._covers(builder.particle_color_groups, builder.particle_count)
-        bodies_done = self._covers(builder.body_color_groups, builder.body_count)
-        if particles_done and bodies_done:
-            return
-        kept_particles, kept_bodies = builder.particle_color_groups, builder.body_color_groups
-        builder.color(include_bending=cfg.color_include_bending)  # colours particles and bodies
-        if particles_done:
-            builder.particle_color_groups = kept_particles
-        if bodies_done:
-            builder.body_color_groups = kept_bodies
-
-
-class MPMBinding(_FromConfigDataclass):
-    """Implicit MPM collides particles itself (no pipeline contacts).
-
-    Capture follows Newton's documented rule for ``SolverImplicitMPM``: an outer graph capture needs
-    a CUDA device with an enabled memory pool and conditional graph support, and a fixed grid or a
-    rebuildable sparse grid (positive ``max_active_cell_count``, no ``grid_padding``). Elsewhere the
-    MPM step runs eagerly (the rest of the step program may still be captured).
-    """
-
-    family = "implicit_mpm"
-
-    def masked_reset_blockers(self, cfg: MPMSolverCfg, world_count: int) -> list[str]:
-        if cfg.separate_worlds or world_count <= 1:
-            return []
-        return [
-            f"MPMSolverCfg.separate_worlds=False: the {world_count} worlds share one grid, whose warm starts Newton "
-            "cannot clear for some worlds only; set separate_worlds=True or reset every world"
-        ]
-
-    def build(self, cfg: MPMSolverCfg, model: Any) -> newton.solvers.SolverBase:
-        """Build ``SolverImplicitMPM``, its convex-hull colliders presented as triangle meshes.
-
-        Newton 1.8's implicit MPM has no collider branch for ``CONVEX_MESH`` (``Shape type 10 not
-        supported``) although a hull is a mesh; see :func:`~.mpm_colliders.presenting_hulls_as_meshes`.
-
-        Raises:
-            ValueError: The solver would collide with a shape type it cannot turn into a collider
-                (heightfield, ellipsoid, Gaussian); the message names the shape and the types that work.
-        """
-        with presenting_hulls_as_meshes(model):
-            return super().build(cfg, model)
-
-    def needs_collision_pipeline(self, cfg: MPMSolverCfg) -> bool:
-        del cfg
-        return False
-
-    def graph_blockers(self, cfg: MPMSolverCfg, device: str) -> list[str]:
-        reasons = []
-        if cfg.grid_type == "sparse" and cfg.max_active_cell_count < 0:
-            reasons.append("MPMSolverCfg has an unbounded sparse grid (grid_type='sparse', max_active_cell_count=-1)")
-        elif cfg.grid_type == "sparse" and cfg.grid_padding != 0:
-            reasons.append("MPMSolverCfg has a sparse grid with grid_padding > 0, which cannot be rebuilt in a graph")
-        elif cfg.grid_type == "dense":
-            reasons.append("SolverImplicitMPM captures only fixed or rebuildable sparse grids (grid_type='dense')")
-        dev = wp.get_device(device)
-        if not dev.is_cuda:
-            reasons.append(f"SolverImplicitMPM supports outer graph capture only on CUDA devices, not {dev.alias!r}")
-        else:
-            if not wp.is_mempool_enabled(dev):
-                reasons.append(f"SolverImplicitMPM capture needs the CUDA memory pool, which is off on {dev.alias!r}")
-            if not wp.is_conditional_graph_supported():
-                reasons.append("SolverImplicitMPM capture needs conditional CUDA graphs, which this driver lacks")
-        return reasons
-
-
-class KaminoBinding(SolverBinding):
-    """Kamino: top-level fields go to ``SolverKamino.Config``, ``*_overrides`` into its nested configs."""
-
-    family = "kamino"
-
-    def build(self, cfg: KaminoSolverCfg, model: Any) -> newton.solvers.SolverBase:
-        return cfg.solver_class()(model, cfg.make_config())
-
-    def needs_collision_pipeline(self, cfg: KaminoSolverCfg) -> bool:
-        return not cfg.use_collision_detector
-
-
 _REGISTRY: dict[type, SolverBinding] = {}
 
 
@@ -315,11 +166,3 @@ def registered_bindings() -> dict[type, SolverBinding]:
 
 
 register_binding(NewtonSolverCfg, SolverBinding())
-register_binding(SteelSolverCfg, SteelBinding())
-register_binding(FeatherstoneSolverCfg, FeatherstoneBinding())
-register_binding(XPBDSolverCfg, XPBDBinding())
-register_binding(SemiImplicitSolverCfg, SemiImplicitBinding())
-register_binding(MJWarpSolverCfg, MuJoCoBinding())
-register_binding(VBDSolverCfg, VBDBinding())
-register_binding(MPMSolverCfg, MPMBinding())
-register_binding(KaminoSolverCfg, KaminoBinding())

@@ -4,7 +4,7 @@ A solver config is pure data. It knows which Newton solver class it describes, t
 fields into that solver's constructor arguments (checking every field against the installed
 constructor, so an option Newton renamed or removed is an error and never silently dropped),
 and leaves building the solver, builder preparation and capture rules to the family's
-solver binding (:mod:`isaaclab_contrib.physics.bindings`).
+solver binding (:mod:`isaaclab_contrib.physics.solvers.binding`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ import warnings
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from isaaclab_contrib.physics.model_cfg import NewtonModelCfg
 from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
 from isaaclab_contrib.utils.validation import check_fields, nested
-
-from .model_cfg import NewtonModelCfg
 
 __all__ = ["NewtonModelSolverCfg", "NewtonSolverCfg", "SolverConfigError", "resolve_class"]
 
@@ -152,7 +151,7 @@ class NewtonModelSolverCfg(NewtonSolverCfg):
     """A solver configuration that owns the whole model: the top-level ``solver_cfg`` of a
     simulation. It names the manager class that runs it and the global model parameters."""
 
-    class_type: type | str = "isaaclab_contrib.physics.newton_manager:NewtonManager"
+    class_type: type | str = "isaaclab_contrib.physics.runtime.newton_manager:NewtonManager"
     """Manager class that runs this solver, as a class or a ``"module:Class"`` string."""
 
     solver_type: str = "newton"

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
 from typing import ClassVar, Literal
 
+from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
+from isaaclab_contrib.physics.solvers.binding import SolverBinding, register_binding
 from isaaclab_contrib.utils.configclass import configclass
 
-from .solver_cfg import NewtonSolverCfg
-
-__all__ = ["SteelSolverCfg"]
+__all__ = ["SteelBinding", "SteelSolverCfg"]
 
 
 @configclass
@@ -92,3 +97,10 @@ class SteelSolverCfg(NewtonSolverCfg):
                 "SteelSolverCfg.solve_mode='colored' requires SteelSolverCfg.articulated_contact_response="
                 f"'propagation', got {self.articulated_contact_response!r}; set it, or use solve_mode='serial'"
             )
+
+
+class SteelBinding(SolverBinding):
+    family = "steel"
+
+
+register_binding(SteelSolverCfg, SteelBinding())

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
 from typing import ClassVar
 
+from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
+from isaaclab_contrib.physics.solvers.binding import SolverBinding, register_binding
 from isaaclab_contrib.utils.configclass import configclass
 
-from .solver_cfg import NewtonSolverCfg
-
-__all__ = ["XPBDSolverCfg"]
+__all__ = ["XPBDBinding", "XPBDSolverCfg"]
 
 
 @configclass
@@ -51,3 +56,10 @@ class XPBDSolverCfg(NewtonSolverCfg):
     """Angular velocity damping [1/s]."""
     enable_restitution: bool = False
     """Apply contact restitution."""
+
+
+class XPBDBinding(SolverBinding):
+    family = "xpbd"
+
+
+register_binding(XPBDSolverCfg, XPBDBinding())

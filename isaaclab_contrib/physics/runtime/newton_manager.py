@@ -28,16 +28,16 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import warp as wp
 
-from .events import CallbackHandle, PhysicsEvent
-from .manager_sensors import SensorMethods
-from .manager_usd import UsdMethods
-from .session import ManagerSession
-from .simulation_instance import SimulationInstance
+from isaaclab_contrib.physics.events import CallbackHandle, PhysicsEvent
+from isaaclab_contrib.physics.runtime.manager_sensors import SensorMethods
+from isaaclab_contrib.physics.runtime.manager_usd import UsdMethods
+from isaaclab_contrib.physics.runtime.session import ManagerSession
+from isaaclab_contrib.physics.runtime.simulation_instance import SimulationInstance
 
 if TYPE_CHECKING:
     import newton
 
-    from .simulation_context import SimulationContext
+    from isaaclab_contrib.physics.simulation_context import SimulationContext
 
 __all__ = ["NewtonManager"]
 
@@ -535,61 +535,17 @@ class NewtonManager(SensorMethods, UsdMethods):
     def fix_articulation_root(cls, articulation_prim: Any, stage: Any = None) -> Any:
         """Ensure the articulation root has exactly one enabled world fixed joint, on a ``pxr`` USD stage.
 
-        Kitless equivalent of the spec's method: it authors plain USD Physics prims. The root stays in
-        place. An existing enabled ``UsdPhysics.FixedJoint`` from the world (no ``body0``) to the root is
-        kept (further ones are disabled); without one, a ``RootFixedJoint`` child is authored.
-
-        Args:
-            articulation_prim: The articulation-root prim (a ``pxr.Usd.Prim`` or its path).
-            stage: The stage holding it; defaults to the prim's stage, else the attached stage.
-
-        Returns:
-            The articulation-root prim.
-
-        Raises:
-            ValueError: No such prim.
-            NotImplementedError: A new joint is needed and the root is not a rigid body
-                (it has no ``UsdPhysics.RigidBodyAPI``).
+        Kitless equivalent of the spec's method (see :func:`~isaaclab_contrib.physics.usd.fix_articulation_root`):
+        *stage* defaults to the prim's stage, else the stage given to ``attach_stage()``.
         """
-        from pxr import Sdf, Usd, UsdPhysics
+        from isaaclab_contrib.physics.usd.authoring import fix_articulation_root
 
-        if isinstance(articulation_prim, Usd.Prim):
-            prim = articulation_prim
-        else:
-            session = NewtonManager._session
-            stage = stage or (session.usd_stage if session else None)
-            if stage is None:
-                raise ValueError(f"{cls.__name__}.fix_articulation_root: give a stage (none is attached)")
-            prim = stage.GetPrimAtPath(str(articulation_prim))
-        if not prim or not prim.IsValid():
-            raise ValueError(f"{cls.__name__}.fix_articulation_root: no prim at {articulation_prim!r}")
-        stage = stage or prim.GetStage()
-        root = prim.GetPath()
-        world_joints = []
-        for candidate in stage.Traverse():
-            if not candidate.IsA(UsdPhysics.FixedJoint):
-                continue
-            joint = UsdPhysics.FixedJoint(candidate)
-            body0, body1 = joint.GetBody0Rel().GetTargets(), joint.GetBody1Rel().GetTargets()
-            enabled = joint.GetJointEnabledAttr().Get()
-            if not body0 and list(body1) == [root] and enabled is not False:
-                world_joints.append(joint)
-        for extra in world_joints[1:]:
-            extra.GetJointEnabledAttr().Set(False)
-        if world_joints:
-            return prim
-        if not prim.HasAPI(UsdPhysics.RigidBodyAPI):
-            raise NotImplementedError(
-                f"{cls.__name__}.fix_articulation_root: {root} needs a world fixed joint but is not a rigid body "
-                "(no UsdPhysics.RigidBodyAPI); fix a rigid link instead"
-            )
-        name, k = "RootFixedJoint", 1
-        while stage.GetPrimAtPath(root.AppendChild(name)):
-            name, k = f"RootFixedJoint_{k}", k + 1
-        joint = UsdPhysics.FixedJoint.Define(stage, Sdf.Path(root.AppendChild(name)))
-        joint.CreateBody1Rel().SetTargets([root])
-        joint.CreateJointEnabledAttr(True)
-        return prim
+        session = NewtonManager._session
+        return fix_articulation_root(
+            articulation_prim,
+            stage or (session.usd_stage if session else None),
+            where=f"{cls.__name__}.fix_articulation_root",
+        )
 
     @classmethod
     def is_fabric_enabled(cls) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .newton_manager import NewtonManager
+from isaaclab_contrib.physics.runtime.newton_manager import NewtonManager
 
 __all__ = ["NewtonVBDManager"]
 

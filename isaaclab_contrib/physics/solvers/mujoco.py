@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
 from typing import ClassVar
 
+from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
+from isaaclab_contrib.physics.solvers.binding import SolverBinding, register_binding
 from isaaclab_contrib.utils.configclass import configclass
 
-from .solver_cfg import NewtonSolverCfg
-
-__all__ = ["MJWarpSolverCfg"]
+__all__ = ["MJWarpSolverCfg", "MuJoCoBinding"]
 
 
 @configclass
@@ -66,3 +71,20 @@ class MJWarpSolverCfg(NewtonSolverCfg):
     """Let MuJoCo detect contacts itself instead of consuming Newton pipeline contacts."""
     update_data_interval: int | None = None
     """Synchronize MuJoCo data from Newton state every N steps [steps]."""
+
+
+class MuJoCoBinding(SolverBinding):
+    """MuJoCo-Warp: registers its custom attributes; consumes pipeline contacts only with
+    ``use_mujoco_contacts=False``; the MuJoCo CPU backend runs on the host and is never captured."""
+
+    family = "mujoco"
+
+    def needs_collision_pipeline(self, cfg: MJWarpSolverCfg) -> bool:
+        return not cfg.use_mujoco_contacts
+
+    def graph_blockers(self, cfg: MJWarpSolverCfg, device: str) -> list[str]:
+        del device
+        return ["MJWarpSolverCfg.use_mujoco_cpu=True steps MuJoCo on the host"] if cfg.use_mujoco_cpu else []
+
+
+register_binding(MJWarpSolverCfg, MuJoCoBinding())

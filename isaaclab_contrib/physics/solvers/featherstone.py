@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
 from typing import ClassVar
 
+from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
+from isaaclab_contrib.physics.solvers.binding import SolverBinding, register_binding
 from isaaclab_contrib.utils.configclass import configclass
 
-from .solver_cfg import NewtonSolverCfg
-
-__all__ = ["FeatherstoneSolverCfg"]
+__all__ = ["FeatherstoneBinding", "FeatherstoneSolverCfg"]
 
 
 @configclass
@@ -32,3 +37,10 @@ class FeatherstoneSolverCfg(NewtonSolverCfg):
     """Use tiled matrix products (faster on GPU for large articulations)."""
     fuse_cholesky: bool = True
     """Fuse the Cholesky factorization and solve kernels."""
+
+
+class FeatherstoneBinding(SolverBinding):
+    family = "featherstone"
+
+
+register_binding(FeatherstoneSolverCfg, FeatherstoneBinding())

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import newton
 
-    from .session import ManagerSession
+    from isaaclab_contrib.physics.runtime.session import ManagerSession
 
 __all__ = ["UsdMethods"]
 
@@ -60,7 +60,7 @@ class UsdMethods:
         (``newton:*`` values authored on the same prim keep priority). With no MuJoCo solver they are
         ignored: only Newton's own ``newton:*`` attributes (and the standard ``physics:*`` schema) are read.
         """
-        from .usd_io import load_stage_into_builder, schema_resolvers_for
+        from isaaclab_contrib.physics.usd.stage_io import load_stage_into_builder, schema_resolvers_for
 
         session = cls._active()
         session.require(session.usd_stage is not None, "no stage attached: call attach_stage(stage) first")
@@ -74,7 +74,7 @@ class UsdMethods:
     @classmethod
     def _body_prim_paths(cls) -> list[str | None]:
         """Prim path of every body: its label when that is a prim on the stage, else the sanitized label."""
-        from .usd_io import sanitize_prim_path
+        from isaaclab_contrib.physics.usd.stage_io import sanitize_prim_path
 
         session = cls._active()
         instance = session.instance
@@ -102,7 +102,7 @@ class UsdMethods:
         instance = session.instance
         if session.usd_stage is None or instance is None or instance.model.body_count == 0:
             return 0
-        from .usd_io import write_body_transforms
+        from isaaclab_contrib.physics.usd.stage_io import write_body_transforms
 
         state = cls.get_state()
         return write_body_transforms(session.usd_stage, cls._body_prim_paths(), state.body_q.numpy(), time_code)
@@ -142,7 +142,7 @@ class UsdMethods:
             return 0
         if instance.model.particle_count == 0:
             return 0
-        from .usd_io import write_points
+        from isaaclab_contrib.physics.usd.stage_io import write_points
 
         points = cls.get_state().particle_q.numpy()
         frame = instance.render_frame

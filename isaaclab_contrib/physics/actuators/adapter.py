@@ -20,7 +20,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import warp as wp
 
-from .actuator_cfg import ActuatorBaseCfg, DCMotorCfg, DelayedPDActuatorCfg, ImplicitActuatorCfg
+from isaaclab_contrib.physics.actuators.cfg import (
+    ActuatorBaseCfg,
+    DCMotorCfg,
+    DelayedPDActuatorCfg,
+    ImplicitActuatorCfg,
+)
 
 if TYPE_CHECKING:
     import newton

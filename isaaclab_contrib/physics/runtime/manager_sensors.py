@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import warp as wp
 
-from .sensors import (
+from isaaclab_contrib.physics.sensors.observables import (
     BODY_QDD,
     CONTACT_F,
     COUPLED_MODEL_WIDE_KINDS,
@@ -33,7 +33,7 @@ from .sensors import (
 )
 
 if TYPE_CHECKING:
-    from .session import ManagerSession
+    from isaaclab_contrib.physics.runtime.session import ManagerSession
 
 __all__ = ["SensorMethods"]
 
@@ -91,7 +91,7 @@ class SensorMethods:
         Called by :func:`isaaclab_contrib.scenes.replicate_envs`; a no-op without an active simulation.
         Returns the number of sites added.
         """
-        from .newton_manager import NewtonManager
+        from isaaclab_contrib.physics.runtime.newton_manager import NewtonManager
 
         session = NewtonManager._session
         if session is None:

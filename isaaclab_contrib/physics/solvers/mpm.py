@@ -1,0 +1,136 @@
+"""Configuration of :class:`newton.solvers.SolverImplicitMPM`."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+import warp as wp
+
+from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
+from isaaclab_contrib.physics.solvers.binding import SolverBinding, register_binding
+from isaaclab_contrib.physics.solvers.mpm_colliders import presenting_hulls_as_meshes
+from isaaclab_contrib.utils.configclass import configclass
+
+if TYPE_CHECKING:
+    import newton
+
+__all__ = ["MPMBinding", "MPMSolverCfg"]
+
+
+@configclass
+class MPMSolverCfg(NewtonSolverCfg):
+    """Newton's implicit material point method solver (granular and plastic materials).
+
+    Fields map to ``SolverImplicitMPM.Config``. MPM steps in place: as a coupled entry it
+    requires ``CouplerEntryCfg.in_place=True``. It collides particles against the model's
+    shapes itself and does not consume Newton pipeline contacts. A ``"sparse"`` grid with
+    ``max_active_cell_count=-1`` is unbounded and cannot be captured in a graph.
+    """
+
+    solver_class_path: ClassVar[str] = "newton.solvers:SolverImplicitMPM"
+    requires_in_place: ClassVar[bool] = True
+    supports_in_place: ClassVar[bool] = True
+    _ranges: ClassVar[dict[str, str]] = {
+        "voxel_size": "> 0",
+        "grid_padding": ">= 0",
+        "max_active_cell_count": "-1 | >= 1",
+        "max_iterations": ">= 1",
+        "tolerance": "> 0",
+        "critical_fraction": "[0, 1]",
+        "air_drag": ">= 0",
+    }
+
+    voxel_size: float = 0.1
+    """Background grid cell size [m]."""
+    grid_type: Literal["sparse", "dense", "fixed"] = "sparse"
+    """Background grid: ``"sparse"`` (adaptive), ``"dense"`` or ``"fixed"``."""
+    grid_padding: int = 0
+    """Extra cells around the particles [count]."""
+    max_active_cell_count: int = -1
+    """Bound on active grid cells [count]; ``-1`` is unbounded."""
+    max_iterations: int = 250
+    """Rheology solver iterations [count]."""
+    tolerance: float = 1.0e-4
+    """Rheology solver tolerance [dimensionless]."""
+    transfer_scheme: Literal["apic", "pic"] = "apic"
+    """Particle-grid velocity transfer."""
+    integration_scheme: Literal["pic", "gimp"] = "pic"
+    """Particle quadrature scheme."""
+    critical_fraction: float = 0.0
+    """Packing fraction below which the material is treated as free flowing [dimensionless], in [0, 1]."""
+    air_drag: float = 1.0
+    """Drag applied to particles in empty cells [1/s]."""
+    collider_velocity_mode: Literal["forward", "backward"] = "forward"
+    """How collider velocities are estimated from their poses."""
+    separate_worlds: bool = False
+    """Solve each world on its own grid."""
+
+    def _accepted_arguments(self) -> set[str]:
+        return {f.name for f in dataclasses.fields(self.solver_class().Config)}
+
+
+class _FromConfigDataclass(SolverBinding):
+    """Solvers configured through a nested ``SolverClass.Config`` dataclass."""
+
+    def build(self, cfg: NewtonSolverCfg, model: Any) -> newton.solvers.SolverBase:
+        solver_class = cfg.solver_class()
+        return solver_class(model, solver_class.Config(**cfg.solver_kwargs()))
+
+
+class MPMBinding(_FromConfigDataclass):
+    """Implicit MPM collides particles itself (no pipeline contacts).
+
+    Capture follows Newton's documented rule for ``SolverImplicitMPM``: an outer graph capture needs
+    a CUDA device with an enabled memory pool and conditional graph support, and a fixed grid or a
+    rebuildable sparse grid (positive ``max_active_cell_count``, no ``grid_padding``). Elsewhere the
+    MPM step runs eagerly (the rest of the step program may still be captured).
+    """
+
+    family = "implicit_mpm"
+
+    def masked_reset_blockers(self, cfg: MPMSolverCfg, world_count: int) -> list[str]:
+        if cfg.separate_worlds or world_count <= 1:
+            return []
+        return [
+            f"MPMSolverCfg.separate_worlds=False: the {world_count} worlds share one grid, whose warm starts Newton "
+            "cannot clear for some worlds only; set separate_worlds=True or reset every world"
+        ]
+
+    def build(self, cfg: MPMSolverCfg, model: Any) -> newton.solvers.SolverBase:
+        """Build ``SolverImplicitMPM``, its convex-hull colliders presented as triangle meshes.
+
+        Newton 1.8's implicit MPM has no collider branch for ``CONVEX_MESH`` (``Shape type 10 not
+        supported``) although a hull is a mesh; see :func:`~.mpm_colliders.presenting_hulls_as_meshes`.
+
+        Raises:
+            ValueError: The solver would collide with a shape type it cannot turn into a collider
+                (heightfield, ellipsoid, Gaussian); the message names the shape and the types that work.
+        """
+        with presenting_hulls_as_meshes(model):
+            return super().build(cfg, model)
+
+    def needs_collision_pipeline(self, cfg: MPMSolverCfg) -> bool:
+        del cfg
+        return False
+
+    def graph_blockers(self, cfg: MPMSolverCfg, device: str) -> list[str]:
+        reasons = []
+        if cfg.grid_type == "sparse" and cfg.max_active_cell_count < 0:
+            reasons.append("MPMSolverCfg has an unbounded sparse grid (grid_type='sparse', max_active_cell_count=-1)")
+        elif cfg.grid_type == "sparse" and cfg.grid_padding != 0:
+            reasons.append("MPMSolverCfg has a sparse grid with grid_padding > 0, which cannot be rebuilt in a graph")
+        elif cfg.grid_type == "dense":
+            reasons.append("SolverImplicitMPM captures only fixed or rebuildable sparse grids (grid_type='dense')")
+        dev = wp.get_device(device)
+        if not dev.is_cuda:
+            reasons.append(f"SolverImplicitMPM supports outer graph capture only on CUDA devices, not {dev.alias!r}")
+        else:
+            if not wp.is_mempool_enabled(dev):
+                reasons.append(f"SolverImplicitMPM capture needs the CUDA memory pool, which is off on {dev.alias!r}")
+            if not wp.is_conditional_graph_supported():
+                reasons.append("SolverImplicitMPM capture needs conditional CUDA graphs, which this driver lacks")
+        return reasons
+
+
+register_binding(MPMSolverCfg, MPMBinding())
