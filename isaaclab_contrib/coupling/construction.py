@@ -9,25 +9,9 @@
     model = builder.finalize()
     solver = build_coupled_solver(model, coupler_cfg)
 
-The solvers built here differ from Newton 1.8's classes in two guarded overrides.
-
-Newton copies the full-model control into each entry's control on every entry step. Control
-custom attributes (``mujoco:ctrl`` of an MJCF-imported robot, for instance) are copied with
-``wp.copy(dst, src[local_to_global])``, an indexed copy that Warp cannot record in a CPU graph, so
-no coupled scene with such a robot could be captured on the CPU. The solvers here gather those
-rows with a kernel of their own (graph-safe on every device, same values) and let Newton copy
-everything else as before.
-
-With :attr:`~isaaclab_contrib.coupling.CouplerCfg.update_joint_coordinates` they recompute the output
-state's joint coordinates from its body poses after every step (``newton.eval_ik``), as Newton's ADMM
-examples do in their loops.
-
-They also neutralize a Newton 1.8 defect in ``SolverCoupled``'s per-entry shape visibility:
-when an entry's visible shape set is empty (it owns no shape, receives no proxy body with shapes
-and the model has no static shape), Newton returns early and hides *nothing*, so the entry (say a
-particle-only VBD cloth) sees every other entry's shapes as static colliders at their body-local
-transforms and receives phantom contacts against them. The solvers built here hide every shape
-from such an entry, at construction and again after ``notify_model_changed``.
+The solver classes it instantiates are Newton 1.8's ``SolverCoupledADMM`` / ``SolverCoupledProxy``
+with the guarded overrides of :mod:`.newton_patches` (each names the upstream defect it works
+around). Every entry's solver is built by that entry's own solver binding.
 """
 
 from __future__ import annotations
@@ -35,18 +19,24 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import warp as wp
-
-from isaaclab_contrib.physics.solvers.binding import binding_for
+from isaaclab_contrib.physics.solvers.binding import SolverBinding, binding_for
 
 from .coupler_cfg import HIDEABLE_ELEMENTS, CouplerAdmmCfg, CouplerCfg, CouplerEntryCfg, CouplerProxyCfg, _callable_name
+from .newton_patches import coupled_solver_classes
 from .ownership import CouplingPlan, resolve_coupling, write_back_proxy_bodies
 
 if TYPE_CHECKING:
     import newton
 
-__all__ = ["CouplerHookError", "build_coupled_solver", "finalize_builder", "prepare_builder"]
+__all__ = [
+    "CouplerHookError",
+    "build_coupled_solver",
+    "entry_bindings",
+    "finalize_builder",
+    "prepare_builder",
+    "prepare_entry_builders",
+    "register_entry_attributes",
+]
 
 
 class CouplerHookError(RuntimeError):
@@ -61,127 +51,6 @@ def _call_hook(hook: Callable[..., Any], args: Sequence[Any], where: str) -> Non
         raise CouplerHookError(f"{where}={_callable_name(hook)} raised {type(err).__name__}: {err}") from err
 
 
-_VISIBILITY_HOOKS = ("_apply_entry_shape_visibility", "_entry_visible_shapes", "_refresh_model_view_overrides")
-_CONTROL_COPY_HOOKS = ("_step_entry",)
-
-
-@wp.kernel(enable_backward=False)
-def _gather_control_rows_kernel(
-    local_to_global: wp.array(dtype=Any), src: wp.array(dtype=Any), dst: wp.array(dtype=Any)
-):
-    row = wp.tid()
-    source = local_to_global[row]
-    if source >= 0:  # negative: an entry-local row with no model row (kept as it is)
-        dst[row] = src[source]
-
-
-def _attribute(container: Any, full_name: str) -> Any:
-    """``container.ns.attr`` for ``"ns:attr"``, ``container.attr`` for ``"attr"`` (``None`` when absent)."""
-    namespace, _, name = full_name.rpartition(":")
-    holder = getattr(container, namespace, None) if namespace else container
-    return None if holder is None else getattr(holder, name, None)
-
-
-class _GraphSafeControlCopy:
-    """Mixin over ``SolverCoupled`` subclasses: control custom attributes reach entries through a gather
-    kernel instead of Newton's indexed ``wp.copy`` (which Warp cannot record on the CPU)."""
-
-    def _step_entry(self, entry, control, contacts, dt, **kwargs):
-        mappings = getattr(entry, "attribute_local_to_global", None)
-        if control is None or getattr(entry, "control", None) is None or not mappings:
-            return super()._step_entry(entry, control, contacts, dt, **kwargs)
-        model = self.model
-        gathered = set()
-        for full_name, spec in model._iter_attribute_specs():
-            mapping = mappings.get(spec.frequency)
-            if spec.assignment != model.AttributeAssignment.CONTROL or mapping is None:
-                continue
-            gathered.add(spec.frequency)
-            src, dst = _attribute(control, full_name), _attribute(entry.control, full_name)
-            if not isinstance(dst, wp.array) or dst.shape[0] == 0:
-                continue
-            if not isinstance(src, wp.array):
-                dst.zero_()
-                continue
-            wp.launch(_gather_control_rows_kernel, dim=dst.shape[0], inputs=[mapping, src, dst], device=dst.device)
-        if not gathered:
-            return super()._step_entry(entry, control, contacts, dt, **kwargs)
-        # Newton's copy skips frequencies it has no mapping for: hide the ones gathered above while it runs.
-        entry.attribute_local_to_global = {k: v for k, v in mappings.items() if k not in gathered}
-        try:
-            return super()._step_entry(entry, control, contacts, dt, **kwargs)
-        finally:
-            entry.attribute_local_to_global = mappings
-
-
-def _hidden_collision_mask() -> int:
-    import newton
-
-    return int(newton.ShapeFlags.COLLIDE_SHAPES | newton.ShapeFlags.COLLIDE_PARTICLES | newton.ShapeFlags.HYDROELASTIC)
-
-
-class _EmptyVisibilityFix:
-    """Mixin over ``SolverCoupled`` subclasses: an entry whose visible shape set is empty sees no shape."""
-
-    def _apply_entry_shape_visibility(self, view, cfg, proxy_body_keep) -> None:
-        super()._apply_entry_shape_visibility(view, cfg, proxy_body_keep)
-        model = self.model
-        if model.shape_count == 0 or model.shape_flags is None or cfg.shapes:
-            return
-        visible_bodies = set(proxy_body_keep) | {int(b) for b in cfg.bodies}
-        if self._entry_visible_shapes(cfg, visible_bodies):
-            return  # Newton hid the other shapes itself.
-        flags = view.shape_flags.numpy().copy()
-        flags &= ~np.asarray(_hidden_collision_mask(), dtype=flags.dtype)
-        view.shape_flags = wp.array(flags, dtype=view.shape_flags.dtype, device=model.device)
-
-
-class _JointCoordinateUpdate:
-    """Mixin over ``SolverCoupled`` subclasses: optionally recompute the output state's joint coordinates from
-    its body state after every step (``CouplerCfg.update_joint_coordinates``)."""
-
-    _update_joint_coordinates = False
-
-    def step(self, state_in, state_out, control, contacts, dt, **kwargs):
-        super().step(state_in, state_out, control, contacts, dt, **kwargs)
-        if self._update_joint_coordinates and self.model.joint_count:
-            import newton
-
-            newton.eval_ik(self.model, state_out, state_out.joint_q, state_out.joint_qd)
-
-
-_SOLVER_CLASSES: dict[str, type] = {}
-
-
-def _coupled_classes() -> tuple[type, type]:
-    """Return the defect-neutralizing subclasses of ``SolverCoupledADMM`` and ``SolverCoupledProxy``."""
-    if not _SOLVER_CLASSES:
-        from newton import Model
-        from newton.solvers.experimental.coupled import SolverCoupled, SolverCoupledADMM, SolverCoupledProxy
-
-        missing = [name for name in (*_VISIBILITY_HOOKS, *_CONTROL_COPY_HOOKS) if not hasattr(SolverCoupled, name)]
-        if not hasattr(Model, "_iter_attribute_specs"):
-            missing.append("Model._iter_attribute_specs")
-        if missing:
-            raise RuntimeError(
-                f"The installed Newton lacks {missing}, which this package overrides to fix entry shape visibility "
-                "and to copy entry controls in a graph-safe way. This package supports newton 1.8; install "
-                "newton==1.8.0."
-            )
-
-        class CoupledSolverADMM(_JointCoordinateUpdate, _GraphSafeControlCopy, _EmptyVisibilityFix, SolverCoupledADMM):
-            """``SolverCoupledADMM`` with graph-safe entry control copies and no phantom shapes (see module docs)."""
-
-        class CoupledSolverProxy(
-            _JointCoordinateUpdate, _GraphSafeControlCopy, _EmptyVisibilityFix, SolverCoupledProxy
-        ):
-            """``SolverCoupledProxy`` with graph-safe entry control copies and no phantom shapes (see module docs)."""
-
-        _SOLVER_CLASSES["admm"] = CoupledSolverADMM
-        _SOLVER_CLASSES["proxy"] = CoupledSolverProxy
-    return _SOLVER_CLASSES["admm"], _SOLVER_CLASSES["proxy"]
-
-
 def _validated_entries(cfg: CouplerCfg, caller: str) -> list:
     if not isinstance(cfg, CouplerCfg):
         raise TypeError(f"{caller} expects a CouplerCfg, got {type(cfg).__name__}")
@@ -189,19 +58,36 @@ def _validated_entries(cfg: CouplerCfg, caller: str) -> list:
     return cfg.entries
 
 
-def prepare_builder(builder: newton.ModelBuilder, cfg: CouplerCfg) -> None:
-    """Register every entry solver's custom model attributes on *builder* (before assets are added)."""
+def entry_bindings(cfg: CouplerCfg) -> list[tuple[CouplerEntryCfg, SolverBinding]]:
+    """Every entry of *cfg* with the binding of its solver config's family, in stepping order."""
+    return [(entry, binding_for(entry.solver_cfg)) for entry in cfg.entries]
+
+
+def register_entry_attributes(builder: newton.ModelBuilder, cfg: CouplerCfg) -> None:
+    """Register every entry solver family's custom model attributes on *builder* once per family."""
     seen: set[type] = set()
-    for entry in _validated_entries(cfg, "prepare_builder"):
+    for entry, binding in entry_bindings(cfg):
         if type(entry.solver_cfg) not in seen:
             seen.add(type(entry.solver_cfg))
-            binding_for(entry.solver_cfg).register_builder_attributes(entry.solver_cfg, builder)
+            binding.register_builder_attributes(entry.solver_cfg, builder)
+
+
+def prepare_entry_builders(builder: newton.ModelBuilder, cfg: CouplerCfg) -> None:
+    """Every entry solver's last builder preparation (e.g. VBD colouring), in entry order."""
+    for entry, binding in entry_bindings(cfg):
+        binding.prepare_builder(entry.solver_cfg, builder)
+
+
+def prepare_builder(builder: newton.ModelBuilder, cfg: CouplerCfg) -> None:
+    """Register every entry solver's custom model attributes on *builder* (before assets are added)."""
+    _validated_entries(cfg, "prepare_builder")
+    register_entry_attributes(builder, cfg)
 
 
 def finalize_builder(builder: newton.ModelBuilder, cfg: CouplerCfg) -> None:
     """Apply every entry solver's last builder preparation (e.g. VBD colouring); call right before finalize."""
-    for entry in _validated_entries(cfg, "finalize_builder"):
-        binding_for(entry.solver_cfg).prepare_builder(entry.solver_cfg, builder)
+    _validated_entries(cfg, "finalize_builder")
+    prepare_entry_builders(builder, cfg)
 
 
 def _check_coupling_interface(cfg: CouplerCfg) -> None:
@@ -218,9 +104,7 @@ def _check_coupling_interface(cfg: CouplerCfg) -> None:
         entry.solver_cfg.solver_kwargs()  # raises SolverConfigError (a TypeError) for a stale field
 
 
-def _entry_factory(cfg: CouplerCfg, entry) -> Any:
-    binding = binding_for(entry.solver_cfg)
-
+def _entry_factory(cfg: CouplerCfg, entry: CouplerEntryCfg, binding: SolverBinding) -> Any:
     def factory(view):
         try:
             return binding.build(entry.solver_cfg, view)
@@ -254,12 +138,12 @@ def build_entries(cfg: CouplerCfg, plan: CouplingPlan) -> list:
     from newton.solvers.experimental.coupled import SolverCoupled
 
     entries = []
-    for entry in cfg.entries:
+    for entry, binding in entry_bindings(cfg):
         own = plan.entries[entry.name]
         entries.append(
             SolverCoupled.Entry(
                 name=entry.name,
-                solver=_entry_factory(cfg, entry),
+                solver=_entry_factory(cfg, entry, binding),
                 bodies=tuple(own.bodies),
                 particles=tuple(own.particles),
                 joints=tuple(own.joints),
@@ -328,7 +212,7 @@ def build_coupled_solver(
     if plan is None:
         plan = resolve_coupling(model, coupler_cfg)
     _check_coupling_interface(coupler_cfg)
-    admm_cls, proxy_cls = _coupled_classes()
+    admm_cls, proxy_cls = coupled_solver_classes()
     if apply_model_cfg and coupler_cfg.model_cfg is not None:
         coupler_cfg.model_cfg.apply(model)
     entries = build_entries(coupler_cfg, plan)

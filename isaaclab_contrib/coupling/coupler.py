@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from isaaclab_contrib.physics.runtime.newton_vbd_manager import NewtonVBDManager
 
-from . import binding as _binding  # noqa: F401  (registers the coupled solver binding)
+from .binding import BoundCoupledSolver  # importing it registers the coupled solver binding
 from .coupler_cfg import CouplerAdmmCfg, CouplerProxyCfg
 from .ownership import CouplingPlan
 
@@ -44,7 +44,8 @@ class NewtonCouplerManager(NewtonVBDManager):
     def get_coupling_plan(cls) -> CouplingPlan | None:
         """The resolved ownership of the running simulation (entries, proxies, contact pairs), or ``None``."""
         part = cls._maybe_part()
-        return part.info.get("coupling_plan") if part else None
+        bound = part.bound if part else None
+        return bound.plan if isinstance(bound, BoundCoupledSolver) else None
 
     @classmethod
     def entry_names(cls) -> tuple[str, ...]:

@@ -24,13 +24,14 @@ invalid values raise ``ValueError``, wrong types ``TypeError``.
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from isaaclab_contrib.utils.labels import LabelSelector
 
 from .coupler_cfg import CouplerAdmmCfg, CouplerCfg, CouplerProxyCfg, CouplerProxyMappingCfg
 
@@ -41,7 +42,6 @@ __all__ = [
     "CouplingPlan",
     "CouplingWarning",
     "EntryOwnership",
-    "LabelIndex",
     "ProxyResolution",
     "proxy_selectors",
     "resolve_coupling",
@@ -111,43 +111,6 @@ class CouplingPlan:
     warnings: list[str] = field(default_factory=list)
 
 
-class LabelIndex:
-    """Regex selection over hierarchical labels with "this path and everything below" semantics.
-
-    Each label is indexed under itself and each of its ``/``-separated path prefixes, so one
-    full-match test per distinct prefix answers a pattern for the whole model.
-    """
-
-    def __init__(self, labels: Sequence[str | None]):
-        self.labels = ["" if label is None else str(label) for label in labels]
-        prefixes: dict[str, list[int]] = {}
-        for index, label in enumerate(self.labels):
-            pos = label.find("/", 1)
-            while pos != -1:
-                prefixes.setdefault(label[:pos], []).append(index)
-                pos = label.find("/", pos + 1)
-            prefixes.setdefault(label, []).append(index)
-        self._prefixes = prefixes
-
-    def select(self, pattern: str | re.Pattern) -> np.ndarray:
-        """Return the sorted unique indices selected by *pattern*."""
-        regex = re.compile(pattern) if isinstance(pattern, str) else pattern
-        fullmatch = regex.fullmatch
-        hits = [indices for prefix, indices in self._prefixes.items() if fullmatch(prefix)]
-        if not hits:
-            return np.zeros(0, dtype=np.int64)
-        return np.unique(np.concatenate([np.asarray(h, dtype=np.int64) for h in hits]))
-
-    def match_exact(self, pattern: str) -> np.ndarray:
-        """Return the sorted indices whose label fully matches *pattern* (no prefix semantics)."""
-        fullmatch = re.compile(pattern).fullmatch
-        return np.asarray([i for i, label in enumerate(self.labels) if fullmatch(label)], dtype=np.int64)
-
-    def example(self) -> str:
-        """A sample label for error messages."""
-        return next((label for label in self.labels if label), "<no labels>")
-
-
 class _ModelData:
     """Host copies of the model arrays resolution needs (read once)."""
 
@@ -164,26 +127,26 @@ class _ModelData:
         self.joint_child = model.joint_child.numpy() if self.joint_count else np.zeros(0, np.int32)
         self.shape_body = model.shape_body.numpy() if self.shape_count else np.zeros(0, np.int32)
         self.shape_flags = model.shape_flags.numpy() if self.shape_count else np.zeros(0, np.int32)
-        self._body_index: LabelIndex | None = None
-        self._joint_index: LabelIndex | None = None
-        self._shape_index: LabelIndex | None = None
+        self._body_index: LabelSelector | None = None
+        self._joint_index: LabelSelector | None = None
+        self._shape_index: LabelSelector | None = None
 
     @property
-    def body_index(self) -> LabelIndex:
+    def body_index(self) -> LabelSelector:
         if self._body_index is None:
-            self._body_index = LabelIndex(self.body_label)
+            self._body_index = LabelSelector(self.body_label, "body")
         return self._body_index
 
     @property
-    def joint_index(self) -> LabelIndex:
+    def joint_index(self) -> LabelSelector:
         if self._joint_index is None:
-            self._joint_index = LabelIndex(self.joint_label)
+            self._joint_index = LabelSelector(self.joint_label, "joint")
         return self._joint_index
 
     @property
-    def shape_index(self) -> LabelIndex:
+    def shape_index(self) -> LabelSelector:
         if self._shape_index is None:
-            self._shape_index = LabelIndex(self.shape_label)
+            self._shape_index = LabelSelector(self.shape_label, "shape")
         return self._shape_index
 
     def describe(self, kind: str, index: int) -> str:
@@ -192,15 +155,10 @@ class _ModelData:
         return f"{kind} {label!r} (id {index})" if label else f"{kind} id {index}"
 
 
-def _label_hits(index: LabelIndex, pattern: str, where: str, kind: str) -> np.ndarray:
-    """Ids selected by *pattern* (label-path semantics); a pattern matching nothing is an error at *where*."""
-    hit = index.select(pattern)
-    if hit.size == 0:
-        raise ValueError(
-            f"{where}={pattern!r} matches no {kind} label (full match of a label or of a path above it). "
-            f"{kind.capitalize()} labels look like {index.example()!r}."
-        )
-    return hit
+def _label_hits(index: LabelSelector, pattern: str, where: str, kind: str) -> np.ndarray:
+    """Ids selected by *pattern* (the label and everything below it); a pattern matching nothing is an error at *where*."""
+    del kind
+    return index.require(pattern, where, scope="subtree")
 
 
 def _check_id_in_range(value: int, count: int, where: str, plural: str) -> int:
@@ -434,13 +392,7 @@ def resolve_coupling(model: newton.Model, cfg: CouplerCfg, *, warn: bool = True)
                 raise ValueError(f"{where}.include_static_shapes=True, but the model has no static shape (body -1)")
             shapes.append(static_shapes)
         for i, pattern in enumerate(entry.shape_label_patterns):
-            hit = data.shape_index.match_exact(pattern)
-            if hit.size == 0:
-                raise ValueError(
-                    f"{where}.shape_label_patterns[{i}]={pattern!r} matches no shape label. "
-                    f"Shape labels look like {data.shape_index.example()!r}."
-                )
-            shapes.append(hit)
+            shapes.append(data.shape_index.require(pattern, f"{where}.shape_label_patterns[{i}]", scope="label"))
         _claim(shape_owner, np.unique(np.concatenate(shapes)), idx, names, "shape", data, cls)
 
         if entry.all_particles:

@@ -18,11 +18,15 @@ __all__ = ["NewtonCfg", "SimulationCfg"]
 class NewtonCfg:
     """Newton physics settings of a simulation."""
 
-    _ranges: ClassVar[dict[str, str]] = {"num_substeps": ">= 1", "collision_interval": ">= 1"}
+    _ranges: ClassVar[dict[str, str]] = {"decimation": ">= 1", "num_substeps": ">= 1", "collision_interval": ">= 1"}
 
     solver_cfg: NewtonSolverCfg = MISSING
     """Solver configuration: a coupler (:class:`~isaaclab_contrib.coupling.CouplerAdmmCfg`,
     :class:`~isaaclab_contrib.coupling.CouplerProxyCfg`) or a single solver config."""
+    decimation: int = 1
+    """Physics steps per ``step()`` (one env step) [count]. Given here, ``sim.reset()`` records the step
+    program once for it; ``NewtonManager.set_decimation()`` still changes it later, at a step boundary
+    (and records the program again)."""
     num_substeps: int = 1
     """Solver substeps per physics step [count]; the solver step is ``dt / num_substeps`` [s]."""
     collision_interval: int = 1

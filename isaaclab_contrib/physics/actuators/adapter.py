@@ -13,7 +13,6 @@ post-actuator callbacks and the solver substeps read that effort.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +25,7 @@ from isaaclab_contrib.physics.actuators.cfg import (
     DelayedPDActuatorCfg,
     ImplicitActuatorCfg,
 )
+from isaaclab_contrib.utils.labels import LabelSelector, check_regex
 
 if TYPE_CHECKING:
     import newton
@@ -47,11 +47,6 @@ class ActuatorGroup:
     """Joint coordinate indices (rows of ``joint_q``, ``joint_target_q``)."""
     explicit: bool
     """Whether the group is a Newton actuator stepped by the manager (``False``: the solver's drive)."""
-
-
-def _path_prefixes(label: str) -> list[str]:
-    parts = label.split("/")
-    return ["/".join(parts[:k]) for k in range(1, len(parts) + 1)]
 
 
 def add_actuators(
@@ -83,18 +78,15 @@ def add_actuators(
         raise TypeError(f"add_actuators expects a newton.ModelBuilder, got {type(builder).__name__}")
     if not isinstance(actuators, dict) or not actuators:
         raise TypeError("add_actuators: actuators must be a non-empty dict of group name -> actuator config")
+    joints_by_label = LabelSelector(builder.joint_label, "joint")
     candidates = list(range(builder.joint_count))
     if articulation is not None:
         try:
-            prefix = re.compile(articulation)
-        except (re.error, TypeError) as err:
-            raise ValueError(f"add_actuators: articulation={articulation!r} is not a valid regex: {err}") from err
-        candidates = [
-            j for j in candidates if any(prefix.fullmatch(p) for p in _path_prefixes(builder.joint_label[j] or ""))
-        ]
-        if not candidates:
-            raise ValueError(f"add_actuators: articulation={articulation!r} matches no joint label path")
-    names = {j: (builder.joint_label[j] or "").rsplit("/", 1)[-1] for j in candidates}
+            check_regex(articulation, "add_actuators: articulation")
+        except TypeError as err:
+            raise ValueError(str(err)) from err
+        candidates = joints_by_label.require(articulation, "add_actuators: articulation", scope="subtree").tolist()
+    in_articulation = set(candidates)
     actuated = (int(newton.JointType.REVOLUTE), int(newton.JointType.PRISMATIC))
     owner: dict[int, str] = {}
     plans: list[tuple[str, ActuatorBaseCfg, list[int]]] = []
@@ -108,11 +100,14 @@ def add_actuators(
             raise type(err)(f"{where}: {err}") from err
         joints: list[int] = []
         for i, expr in enumerate(cfg.joint_names_expr):
-            regex = re.compile(expr)
-            hit = [j for j in candidates if regex.fullmatch(names[j])]
+            named = joints_by_label.select(expr, scope="name").tolist()
+            hit = [j for j in named if j in in_articulation]
             if not hit:
-                examples = sorted(set(names.values()))[:6]
-                raise ValueError(f"{where}.joint_names_expr[{i}]={expr!r} matches no joint name; names: {examples}")
+                names = LabelSelector([builder.joint_label[j] for j in candidates], "joint")
+                raise ValueError(
+                    f"{where}.joint_names_expr[{i}]={expr!r} matches no joint name (full match of the last path "
+                    f"segment); names: {names.examples('name', count=6)}"
+                )
             joints.extend(j for j in hit if j not in joints)
         for j in joints:
             if int(builder.joint_type[j]) not in actuated:

@@ -1,11 +1,11 @@
 """Site and sensor methods of the Newton manager front (mixed into ``NewtonManager``).
 
-They register requests on the active session (:class:`~.session.ManagerSession`); the simulation
-instance creates the Newton sensors, unions their observable kinds with legacy
+They register one request per sensor (a class of :mod:`isaaclab_contrib.physics.sensors`) on the
+active session (:class:`~.session.ManagerSession`); the simulation instance creates the Newton sensors, unions their observable kinds with legacy
 ``request_extended_*`` requests and the kinds of ``request_observables()``, allocates ONE
 observables container before capture (``get_observables()``), forwards the legacy extended
 attributes to the states and contacts, and runs the sensor updates as the last stage of the step
-program (see ``simulation_instance.py``). The
+program (see :mod:`.simulation_instance`). The
 only thing this mixin needs from the class it is mixed into is :meth:`SensorMethods._active`.
 """
 
@@ -19,18 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 import warp as wp
 
+from isaaclab_contrib.physics.sensors.base import SensorRequest
+from isaaclab_contrib.physics.sensors.contact import ContactRequest, ContactSensorKey, contact_sensor_key
+from isaaclab_contrib.physics.sensors.frame_transform import FrameTransformRequest
+from isaaclab_contrib.physics.sensors.imu import ImuRequest
 from isaaclab_contrib.physics.sensors.observables import (
-    BODY_QDD,
-    CONTACT_F,
     COUPLED_MODEL_WIDE_KINDS,
-    ContactSensorKey,
-    SensorRecord,
-    combine_patterns,
-    contact_sensor_key,
     legacy_contact_kind,
     legacy_state_kind,
     normalize_observable_kinds,
 )
+from isaaclab_contrib.utils.labels import check_regex, compile_patterns
 
 if TYPE_CHECKING:
     from isaaclab_contrib.physics.runtime.session import ManagerSession
@@ -46,6 +45,11 @@ class SensorMethods:
     @classmethod
     def _active(cls) -> ManagerSession:
         """The active session (provided by the manager front)."""
+        raise NotImplementedError
+
+    @classmethod
+    def _current_session(cls) -> ManagerSession | None:
+        """The active session, or ``None`` (provided by the manager front)."""
         raise NotImplementedError
 
     @classmethod
@@ -72,7 +76,7 @@ class SensorMethods:
         if per_world and body_pattern is not None:
             raise ValueError(f"{cls.__name__}.cl_register_site: per_world=True needs body_pattern=None")
         if body_pattern is not None:
-            _check_regex(body_pattern, f"{cls.__name__}.cl_register_site: body_pattern")
+            check_regex(body_pattern, f"{cls.__name__}.cl_register_site: body_pattern")
         try:
             values = tuple(float(v) for v in xform)
         except (TypeError, ValueError) as err:
@@ -91,9 +95,7 @@ class SensorMethods:
         Called by :func:`isaaclab_contrib.scenes.replicate_envs`; a no-op without an active simulation.
         Returns the number of sites added.
         """
-        from isaaclab_contrib.physics.runtime.newton_manager import NewtonManager
-
-        session = NewtonManager._session
+        session = cls._current_session()
         if session is None:
             return 0
         added = 0
@@ -225,13 +227,11 @@ class SensorMethods:
         """
         session = cls._active()
         if isinstance(sites, str):
-            _check_regex(sites, f"{cls.__name__}.add_imu_sensor: sites")
+            check_regex(sites, f"{cls.__name__}.add_imu_sensor: sites")
         elif not isinstance(sites, (list, tuple)) or not sites:
             raise TypeError(f"{cls.__name__}.add_imu_sensor: sites must be a regex or a non-empty list of site indices")
-        index = len(session.imu_sensors)
-        record = SensorRecord("imu", f"imu[{index}]", {"sites": sites}, observable_kinds=frozenset({BODY_QDD}))
-        session.imu_sensors.append(record)
-        cls._sensor_added(record, lambda: session.imu_sensors.remove(record))
+        index = len(session.sensors_of(ImuRequest.kind))
+        cls._add_sensor((ImuRequest.kind, index), ImuRequest(index, sites))
         return index
 
     @classmethod
@@ -264,19 +264,14 @@ class SensorMethods:
         patterns = []
         for field_name, expr in zip(names, exprs, strict=True):
             try:
-                patterns.append(combine_patterns(expr))
+                patterns.append(compile_patterns(expr))
             except (TypeError, re.error) as err:
                 raise ValueError(f"{cls.__name__}.add_contact_sensor: {field_name}={expr!r} is invalid: {err}") from err
         key = contact_sensor_key(exprs)
-        if key in session.contact_sensors:
+        if (ContactRequest.kind, key) in session.sensors:
             return key
         name = f"contact[{body_names_expr or shape_names_expr!r}]"
-        # The record keeps the compiled patterns (under "key", which the bindings read) for matching.
-        record = SensorRecord(
-            "contact", name, {"key": tuple(patterns), "verbose": verbose}, observable_kinds=frozenset({CONTACT_F})
-        )
-        session.contact_sensors[key] = record
-        cls._sensor_added(record, lambda: session.contact_sensors.pop(key))
+        cls._add_sensor((ContactRequest.kind, key), ContactRequest(name, tuple(patterns), verbose))
         return key
 
     @classmethod
@@ -285,36 +280,28 @@ class SensorMethods:
         if len(shapes) != len(reference_sites):
             raise ValueError("add_frame_transform_sensor: shapes and reference_sites must have the same length")
         session = cls._active()
-        index = len(session.frame_transform_sensors)
-        record = SensorRecord(
-            "frame_transform",
-            f"frame_transform[{index}]",
-            {"shapes": list(shapes), "reference_sites": list(reference_sites)},
-        )
-        session.frame_transform_sensors.append(record)
-        cls._sensor_added(record, lambda: session.frame_transform_sensors.remove(record))
+        index = len(session.sensors_of(FrameTransformRequest.kind))
+        cls._add_sensor((FrameTransformRequest.kind, index), FrameTransformRequest(index, shapes, reference_sites))
         return index
 
     @classmethod
-    def _runtime(cls, record: SensorRecord):
+    def _sensor(cls, kind: str, key: Any, what: str):
+        """The Newton sensor of request ``(kind, key)`` on the running build; ``None`` before ``sim.reset()``."""
         session = cls._active()
+        try:
+            request = session.sensors[(kind, key)]
+        except (KeyError, TypeError):
+            raise KeyError(f"{cls.__name__}: no {what} sensor {key!r}") from None
         instance = session.instance
         if instance is None or instance.part is None:
             return None
-        return instance.part.sensors[id(record)]
-
-    @classmethod
-    def _lookup(cls, table, key, what: str) -> SensorRecord:
-        try:
-            return table[key]
-        except (IndexError, KeyError, TypeError):
-            raise KeyError(f"{cls.__name__}: no {what} sensor {key!r}") from None
+        runtime = instance.part.sensors.get(id(request))
+        return runtime.sensor if runtime else None
 
     @classmethod
     def get_imu_sensor(cls, index: int):
         """The Newton ``SensorIMU`` (outputs ``accelerometer`` [m/s^2], ``gyroscope`` [rad/s]); ``None`` before reset."""
-        runtime = cls._runtime(cls._lookup(cls._active().imu_sensors, index, "IMU"))
-        return runtime.sensor if runtime else None
+        return cls._sensor(ImuRequest.kind, index, "IMU")
 
     @classmethod
     def get_contact_sensor(cls, key: ContactSensorKey):
@@ -322,14 +309,12 @@ class SensorMethods:
         lists may be given as lists); ``None`` before reset."""
         if isinstance(key, (tuple, list)):
             key = contact_sensor_key(tuple(key))
-        runtime = cls._runtime(cls._lookup(cls._active().contact_sensors, key, "contact"))
-        return runtime.sensor if runtime else None
+        return cls._sensor(ContactRequest.kind, key, "contact")
 
     @classmethod
     def get_frame_transform_sensor(cls, index: int):
         """The Newton ``SensorFrameTransform``; ``None`` before reset."""
-        runtime = cls._runtime(cls._lookup(cls._active().frame_transform_sensors, index, "frame-transform"))
-        return runtime.sensor if runtime else None
+        return cls._sensor(FrameTransformRequest.kind, index, "frame-transform")
 
     @classmethod
     def imu_accelerometer(cls, index: int):
@@ -347,15 +332,19 @@ class SensorMethods:
 
     @classmethod
     def observables_allocations(cls) -> int:
-        """How many times an observables container was allocated in this session."""
-        return cls._active().observables_allocations
+        """How many times an observables container was allocated for the running simulation."""
+        instance = cls._active().instance
+        return instance.observables_allocations if instance is not None else 0
 
     @classmethod
-    def _sensor_added(cls, record: SensorRecord, undo) -> None:
+    def _add_sensor(cls, key: tuple[str, Any], request: SensorRequest) -> None:
+        """Register *request* under *key*; after ``sim.reset()`` re-create the sensors (undone on failure)."""
+        session = cls._active()
+        session.sensors[key] = request
         try:
-            cls._sensors_changed(record.name)
+            cls._sensors_changed(request.name)
         except BaseException:
-            undo()
+            del session.sensors[key]
             raise
 
     @classmethod
@@ -371,13 +360,4 @@ class SensorMethods:
             "add sensors before sim.reset() to allocate once.",
             what,
         )
-        instance.refresh_sensors()
-
-
-def _check_regex(pattern: str, where: str) -> None:
-    if not isinstance(pattern, str):
-        raise TypeError(f"{where} must be a regex string, got {type(pattern).__name__}")
-    try:
-        re.compile(pattern)
-    except re.error as err:
-        raise ValueError(f"{where}={pattern!r} is not a valid regular expression: {err}") from err
+        instance.refresh_sensors(session.snapshot())

@@ -53,7 +53,7 @@ class UsdMethods:
 
         Solver-specific USD attributes: the builder comes from :meth:`create_builder` (every solver's
         custom attributes registered) and Newton's importer gets the schema resolvers of the solvers
-        that run the scene (:func:`~.usd_io.schema_resolvers_for`). When a MuJoCo solver runs it (a
+        that run the scene (:func:`~isaaclab_contrib.physics.usd.stage_io.schema_resolvers_for`). When a MuJoCo solver runs it (a
         standalone ``MJWarpSolverCfg`` or a coupler entry with one), the ``mjc:*`` attributes authored
         for MuJoCo are imported: ``mjc:armature`` / ``mjc:frictionloss`` / ``mjc:damping`` on joints
         reach ``model.joint_armature`` / ``model.joint_friction`` / the joint damping, and so on

@@ -6,7 +6,7 @@ what was registered while authoring the scene) and, after ``sim.reset()``, the s
 :class:`~.simulation_instance.SimulationInstance` (model, states, solver, contacts, observables,
 the captured step program, pending resets). Every classmethod acts on that active session, so a
 call on ``NewtonManager`` and on a subclass such as ``NewtonCouplerManager`` do the same thing;
-what differs per solver family lives in its binding (:mod:`.bindings`).
+what differs per solver family lives in its binding (:mod:`isaaclab_contrib.physics.solvers.binding`).
 
 The life: ``initialize(sim_context)`` → scene building (``create_builder``, ``set_builder``,
 ``MODEL_INIT`` callbacks, sites and sensors) → ``start_simulation()`` (finalize a copy of the
@@ -32,12 +32,11 @@ from isaaclab_contrib.physics.events import CallbackHandle, PhysicsEvent
 from isaaclab_contrib.physics.runtime.manager_sensors import SensorMethods
 from isaaclab_contrib.physics.runtime.manager_usd import UsdMethods
 from isaaclab_contrib.physics.runtime.session import ManagerSession
-from isaaclab_contrib.physics.runtime.simulation_instance import SimulationInstance
+from isaaclab_contrib.physics.runtime.simulation_instance import SimulationInstance, SolverPart
 
 if TYPE_CHECKING:
     import newton
 
-    from isaaclab_contrib.physics.simulation_context import SimulationContext
 
 __all__ = ["NewtonManager"]
 
@@ -70,6 +69,10 @@ class NewtonManager(SensorMethods, UsdMethods):
         return session
 
     @classmethod
+    def _current_session(cls) -> ManagerSession | None:
+        return NewtonManager._session
+
+    @classmethod
     def _instance(cls, what: str = "this call") -> SimulationInstance:
         session = cls._active()
         session.require(session.instance is not None, f"start_simulation() (or sim.reset()) must run before {what}")
@@ -83,8 +86,9 @@ class NewtonManager(SensorMethods, UsdMethods):
 
     # ------------------------------------------------------------------ life cycle
     @classmethod
-    def initialize(cls, sim_context: SimulationContext) -> None:
-        """Bind the manager to *sim_context* (its config, device and dt).
+    def initialize(cls, sim_context: Any) -> None:
+        """Bind the manager to *sim_context*, a :class:`~isaaclab_contrib.physics.SimulationContext` (its config,
+        device and dt). The context imports the manager, never the other way round.
 
         Raises:
             RuntimeError: Another simulation context is active (clear it first with ``clear_instance()``).
@@ -158,10 +162,35 @@ class NewtonManager(SensorMethods, UsdMethods):
                 session.builder is not None,
                 "no model builder: call set_builder(builder) or fill one in a MODEL_INIT callback before reset()",
             )
-            return SimulationInstance(session, session.builder)
+            return SimulationInstance(session.snapshot(), session.builder)
         except BaseException:
             session.builder = saved_builder
             raise
+
+    @classmethod
+    def _swap_in(
+        cls,
+        session: ManagerSession,
+        instance: SimulationInstance,
+        part: SolverPart | None = None,
+        then: Callable[[], None] | None = None,
+    ) -> None:
+        """The one swap-in path of a completely built instance (and solver part).
+
+        Sets the instance (and its part), runs *then* (a full reset's state rewrite), and when a part
+        was swapped in: commits the bound solver (the spec's proxy id write-back), applies program
+        changes made meanwhile and dispatches ``PHYSICS_READY``.
+        """
+        session.instance = instance
+        if part is not None:
+            instance.part = part
+        if then is not None:
+            then()
+        if part is None:
+            return
+        part.bound.commit()
+        session.settle()
+        cls.dispatch_event(PhysicsEvent.PHYSICS_READY, session.manager_cls)
 
     @classmethod
     def start_simulation(cls) -> None:
@@ -172,18 +201,14 @@ class NewtonManager(SensorMethods, UsdMethods):
         """
         session = cls._active()
         session.require(session.instance is None, "start_simulation() was already called; use reset()")
-        session.instance = cls._new_model_instance(session)
+        cls._swap_in(session, cls._new_model_instance(session))
 
     @classmethod
     def initialize_solver(cls) -> None:
         """Build the solver, contacts, sensors and observables, warm up once and capture the step program."""
         session = cls._active()
         instance = cls._instance("initialize_solver()")
-        part = instance.build_solver_part()
-        instance.part = part
-        session.binding.commit(session.solver_cfg, part.info)
-        session.settle()
-        cls.dispatch_event(PhysicsEvent.PHYSICS_READY, session.manager_cls)
+        cls._swap_in(session, instance, instance.build_solver_part(session.snapshot()))
 
     @classmethod
     def reset(cls, soft: bool = False) -> None:
@@ -194,28 +219,22 @@ class NewtonManager(SensorMethods, UsdMethods):
         solver, contacts, sensors and graphs on the same model. A failure leaves everything as it was.
         """
         session = cls._active()
-        if session.instance is None:
-            instance = cls._new_model_instance(session)
-            instance.part = instance.build_solver_part()
-            session.instance = instance
-            session.binding.commit(session.solver_cfg, instance.part.info)
-            session.settle()
-            cls.dispatch_event(PhysicsEvent.PHYSICS_READY, session.manager_cls)
-            return
         instance = session.instance
+        if instance is None:
+            instance = cls._new_model_instance(session)
+            cls._swap_in(session, instance, instance.build_solver_part(session.snapshot()))
+            return
         if instance.part is None:
             cls.initialize_solver()
             return
-        part = None if soft else instance.build_solver_part()
-        instance.write_initial_state(instance.world_mask_from())
-        if part is not None:
-            instance.part = part
-        instance.apply_pending_resets()
-        instance.sim_time, instance.step_count = 0.0, 0
-        if part is not None:
-            session.binding.commit(session.solver_cfg, part.info)
-            session.settle()
-            cls.dispatch_event(PhysicsEvent.PHYSICS_READY, session.manager_cls)
+        part = None if soft else instance.build_solver_part(session.snapshot())
+
+        def rewind() -> None:
+            instance.write_initial_state(instance.world_mask_from())
+            instance.apply_pending_resets()
+            instance.sim_time, instance.step_count = 0.0, 0
+
+        cls._swap_in(session, instance, part, then=rewind)
 
     @classmethod
     def step(cls) -> None:
@@ -230,6 +249,7 @@ class NewtonManager(SensorMethods, UsdMethods):
         cls._notify_model_changes()
         session.settle()
         instance.run_step()
+        session.settle()
 
     @classmethod
     def is_graph_captured(cls) -> bool:
@@ -277,6 +297,8 @@ class NewtonManager(SensorMethods, UsdMethods):
         if decimation < 1:
             raise ValueError(f"{cls.__name__}.set_decimation: decimation must be >= 1, got {decimation}")
         session = cls._active()
+        if int(decimation) == session.decimation:
+            return  # not a change: nothing to record again
         session.decimation = int(decimation)
         session.program_changed()
 
@@ -428,7 +450,7 @@ class NewtonManager(SensorMethods, UsdMethods):
         flags = 0
         for change in session.model_changes:
             flags |= change
-        instance.part.solver.notify_model_changed(flags)
+        instance.part.bound.notify_model_changed(flags)
         session.model_changes = set()
 
     # ------------------------------------------------------------------ events
@@ -620,7 +642,7 @@ class NewtonManager(SensorMethods, UsdMethods):
     def get_solver(cls) -> newton.solvers.SolverBase | None:
         """The Newton solver."""
         part = cls._maybe_part()
-        return part.solver if part else None
+        return part.bound.solver if part else None
 
     @classmethod
     def get_observables(cls) -> Any:
@@ -702,7 +724,7 @@ class NewtonManager(SensorMethods, UsdMethods):
         return None
 
     @classmethod
-    def get_simulation_context(cls) -> SimulationContext | None:
+    def get_simulation_context(cls) -> Any:
         """The simulation context the manager is bound to, if any."""
         session = NewtonManager._session
         return session.sim_context if session else None

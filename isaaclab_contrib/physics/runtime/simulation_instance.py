@@ -1,45 +1,48 @@
 """One simulation instance: everything that lives between ``sim.reset()`` and ``close()``.
 
-A :class:`SimulationInstance` is built completely from a :class:`~.session.ManagerSession` (the
-configs, the builder and what was registered on the manager) and only then handed to the session
-("build new, swap"): a failure while building leaves the previous instance, and everything the
-user passed in, as it was. The user's builder is copied before sites are injected and solvers
-prepare it, so nothing is written into it.
+A :class:`SimulationInstance` is built completely from a frozen
+:class:`~.build_request.BuildRequest` (the configs and what was registered on the manager) and a
+builder, and only then swapped in by the manager front ("build new, swap"): a failure while
+building leaves the previous instance, and everything the user passed in, as it was. The user's
+builder is copied before sites are injected and solvers prepare it, so nothing is written into
+it. The instance never reads the session: every re-compilation gets a new request.
 
-The instance holds the model, the states and control, the solver and its collision pipeline and
-contacts, the sensors and the observables container, the compiled :class:`~.step_program.StepProgram`
-and the pending world resets. Its *solver part* (solver, contacts, sensors, observables, program)
-can be rebuilt on the same model by a full ``reset()``, again transactionally.
+The instance holds the model, the states and control, the bound solver and its collision
+pipeline and contacts, the sensors and the observables container, the compiled
+:class:`~.step_program.StepProgram` and the pending world resets. Its *solver part* (bound solver,
+contacts, sensors, observables, program) can be rebuilt on the same model by a full ``reset()``,
+again transactionally.
 """
 
 from __future__ import annotations
 
 import copy
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import warp as wp
 
 from isaaclab_contrib.physics.actuators.adapter import NewtonActuatorAdapter
-from isaaclab_contrib.physics.runtime.step_program import Stage, StepProgram
+from isaaclab_contrib.physics.runtime.step_program import Phase, Stage, StepProgram
+from isaaclab_contrib.physics.runtime.world_selection import world_mask_from
+from isaaclab_contrib.physics.sensors.base import SensorBuild, SensorRuntime, SensorSources
 from isaaclab_contrib.physics.sensors.observables import (
     BODY_QDD,
     PER_SUBSTEP_KINDS,
     REQUESTED_OBSERVABLES,
-    SensorRecord,
     StepAverageObservables,
-    combine_patterns,
-    unsupported_request,
 )
+from isaaclab_contrib.utils.labels import LabelSelector
 
 if TYPE_CHECKING:
     import newton
 
-    from isaaclab_contrib.physics.runtime.session import ManagerSession
+    from isaaclab_contrib.physics.runtime.build_request import BuildRequest
+    from isaaclab_contrib.physics.solvers.binding import BoundSolver
 
-__all__ = ["SensorRuntime", "SimulationInstance", "SolverPart"]
+__all__ = ["SimulationInstance", "SolverPart"]
 
 logger = logging.getLogger(__name__)
 
@@ -60,26 +63,15 @@ def _copy_rows_by_world_kernel(
 
 
 @dataclass
-class SensorRuntime:
-    """The Newton sensor created for one :class:`SensorRecord` and the fixed arguments of its update."""
-
-    sensor: Any
-    entry: str | None = None
-    """For contact sensors on coupled scenes: the entry whose solver produces the forces."""
-    update_args: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
 class SolverPart:
     """What a full ``reset()`` rebuilds on the same model."""
 
-    solver: Any
-    info: dict[str, Any]
-    """Binding-specific construction results (the coupling plan of a coupled solver, entry contacts...)."""
+    bound: BoundSolver
+    """The build's bound solver: the only solver API the runtime calls."""
     pipeline: Any
     contacts: Any
     sensors: dict[int, SensorRuntime]
-    """``id(record)`` -> runtime, for every sensor record of the session."""
+    """``id(request)`` -> runtime, for every sensor request of the build."""
     obs_full: Any = None
     obs_per_substep: Any = None
     step_average: StepAverageObservables | None = None
@@ -108,24 +100,23 @@ def _build_row_world(model: newton.Model) -> dict[str, Any]:
     return rows
 
 
-def _forward_legacy_requests(builder: newton.ModelBuilder, session: ManagerSession) -> None:
+def _forward_legacy_requests(builder: newton.ModelBuilder, request: BuildRequest) -> None:
     """Request the legacy extended attributes on the (copied) builder before finalization, as the spec says,
     so every ``model.state()`` and the pipeline's contacts allocate them."""
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # the manager already warned the caller
-        if session.legacy_state_attributes:
-            builder.request_state_attributes(*sorted(session.legacy_state_attributes))
-        if session.legacy_contact_attributes:
-            builder.request_contact_attributes(*sorted(session.legacy_contact_attributes))
+        if request.legacy_state_attributes:
+            builder.request_state_attributes(*sorted(request.legacy_state_attributes))
+        if request.legacy_contact_attributes:
+            builder.request_contact_attributes(*sorted(request.legacy_contact_attributes))
 
 
-def _inject_sites(builder: newton.ModelBuilder, site_requests: dict) -> None:
+def _inject_sites(builder: newton.ModelBuilder, site_requests: tuple) -> None:
     """Add the body-attached and global site requests; check that per-world ones reached every world."""
-    import re
-
-    for (pattern, per_world, xform), suffix in site_requests.items():
+    bodies_by_label = LabelSelector(builder.body_label, "body")
+    for (pattern, per_world, xform), suffix in site_requests:
         if per_world:
             copies = sum(
                 1
@@ -143,33 +134,29 @@ def _inject_sites(builder: newton.ModelBuilder, site_requests: dict) -> None:
         if pattern is None:
             builder.add_site(-1, xform=transform, label=suffix)
             continue
-        regex = re.compile(pattern)
-        tail = re.compile(f".*/(?:{pattern})")
-        bodies = [i for i, label in enumerate(builder.body_label) if regex.fullmatch(label) or tail.fullmatch(label)]
-        if not bodies:
-            raise ValueError(f"cl_register_site: body_pattern {pattern!r} matches no body label")
-        for body in bodies:
+        for body in bodies_by_label.require(pattern, "cl_register_site: body_pattern", scope="tail").tolist():
             builder.add_site(body, xform=transform, label=f"{builder.body_label[body]}/{suffix}")
 
 
 class SimulationInstance:
-    """The running simulation built from a session; see the module documentation."""
+    """The running simulation built from a :class:`~.build_request.BuildRequest`; see the module documentation."""
 
-    def __init__(self, session: ManagerSession, builder: newton.ModelBuilder):
-        """Finalize a copy of *builder* and allocate states and control (no solver yet; see :meth:`build`)."""
+    def __init__(self, request: BuildRequest, builder: newton.ModelBuilder):
+        """Finalize a copy of *builder* and allocate states and control (no solver yet; see :meth:`build_solver_part`)."""
         import newton
 
-        self.session = session
-        self.device = session.device
+        self.request = request
+        """The request of the last build or re-compilation."""
+        self.device = request.device
+        self.busy = False
+        """True while the step program runs, is recorded or is built (program changes then wait for the end)."""
         work = copy.deepcopy(builder)  # sites and solver preparation never touch the user's builder
-        _inject_sites(work, session.site_requests)
-        binding, cfg = session.binding, session.solver_cfg
-        binding.prepare_builder(cfg, work)
-        _forward_legacy_requests(work, session)
+        _inject_sites(work, request.site_requests)
+        request.binding.prepare_builder(request.solver_cfg, work)
+        _forward_legacy_requests(work, request)
         model = work.finalize(device=self.device)
-        model_cfg = session.model_cfg()
-        if model_cfg is not None:
-            model_cfg.apply(model)
+        if request.model_cfg is not None:
+            request.model_cfg.apply(model)
         self.model = model
         self.state_0, self.state_1 = model.state(), model.state()
         newton.eval_fk(model, model.joint_q, model.joint_qd, self.state_0)
@@ -184,9 +171,11 @@ class SimulationInstance:
         self.row_world = _build_row_world(model)
         self.sim_time = 0.0
         self.step_count = 0
+        self.observables_allocations = 0
+        """How many times an observables container was allocated on this instance."""
         self.part: SolverPart | None = None
         self.actuators: NewtonActuatorAdapter | None = None
-        if model.actuators or session.actuators_active:
+        if model.actuators or request.actuators_active:
             self.activate_actuators()
         self.usd_body_paths: list[str | None] | None = None
         self.render_frame = 0
@@ -198,58 +187,44 @@ class SimulationInstance:
         self.actuators = NewtonActuatorAdapter(self.model)
         return True
 
-    # ------------------------------------------------------------------ construction
-    @classmethod
-    def build(cls, session: ManagerSession, builder: newton.ModelBuilder) -> SimulationInstance:
-        """Build a complete instance: model, states, solver part, warm-up and capture."""
-        instance = cls(session, builder)
-        instance.part = instance.build_solver_part()
-        return instance
+    def _busy(self):
+        """Context manager marking the instance busy (restores the previous value)."""
+        instance = self
 
-    def build_solver_part(self) -> SolverPart:
-        """Build solver, collision pipeline, contacts, sensors, observables and the captured program.
+        class _Busy:
+            def __enter__(self):
+                self.previous, instance.busy = instance.busy, True
+
+            def __exit__(self, *exc):
+                instance.busy = self.previous
+
+        return _Busy()
+
+    # ------------------------------------------------------------------ construction
+    def build_solver_part(self, request: BuildRequest) -> SolverPart:
+        """Build the bound solver, collision pipeline, contacts, sensors, observables and the captured program.
 
         The caller swaps the result in; the current states are left bitwise as they were (the warm-up
         runs on them and restores them) and the actuator states are cleared (as after a reset).
         """
-        session = self.session
-        binding, cfg = session.binding, session.solver_cfg
-        solver, info = binding.construct(cfg, self.model)
+        bound = request.binding.bind(request.solver_cfg, self.model)
         pipeline = contacts = None
-        if binding.needs_collision_pipeline(cfg):
-            pipeline = session.cfg.collision_cfg.build(self.model)
+        if bound.needs_collision_pipeline:
+            pipeline = request.collision_cfg.build(self.model)
             contacts = pipeline.contacts()
-        binding.prepare_contacts(solver, contacts)
-        part = SolverPart(solver=solver, info=info, pipeline=pipeline, contacts=contacts, sensors={})
-        self._setup_observables(part)
-        part.program = self._compile(part, session.decimation)
-        busy, session.busy = session.busy, True
-        try:
+        bound.prepare_contacts(contacts)
+        part = SolverPart(bound=bound, pipeline=pipeline, contacts=contacts, sensors={})
+        self._setup_observables(part, request)
+        part.program = self._compile(part, request)
+        with self._busy():
             self._warm_up(part)
             part.program.capture()
-        finally:
-            session.busy = busy
+        self.request = request
         return part
 
     # ------------------------------------------------------------------ sensors and observables
-    def _create_sensor(self, part: SolverPart, record: SensorRecord) -> SensorRuntime:
-        import newton
-
-        if record.kind == "imu":
-            sites = record.request["sites"]
-            sites = combine_patterns(sites) if isinstance(sites, str) else list(sites)
-            return SensorRuntime(newton.sensors.SensorIMU(self.model, sites=sites, request_state_attributes=False))
-        if record.kind == "frame_transform":
-            return SensorRuntime(
-                newton.sensors.SensorFrameTransform(
-                    self.model, shapes=record.request["shapes"], reference_sites=record.request["reference_sites"]
-                )
-            )
-        sensor, entry = self.session.binding.create_contact_sensor(self, part, record)
-        return SensorRuntime(sensor, entry)
-
-    def _setup_observables(self, part: SolverPart) -> None:
-        """Create every sensor, allocate the union of observables once and fix every sensor's update arguments.
+    def _setup_observables(self, part: SolverPart, request: BuildRequest) -> None:
+        """Create every sensor, allocate the union of observables once and connect every sensor to its sources.
 
         The union holds the kinds the sensors consume, the kinds mapped from legacy
         ``request_extended_*`` requests and the kinds requested with ``request_observables()``; the
@@ -257,95 +232,101 @@ class SimulationInstance:
         which serves the IMUs). Legacy extended attributes were requested on the builder before
         finalization (:func:`_forward_legacy_requests`), so the states and contacts already carry them.
         """
-        session = self.session
-        for record in session.sensor_records():
+        build = SensorBuild(model=self.model, bound=part.bound, contacts=part.contacts)
+        for sensor in request.sensors:
             try:
-                part.sensors[id(record)] = self._create_sensor(part, record)
+                part.sensors[id(sensor)] = sensor.create(build)
             except Exception as err:
-                raise type(err)(f"{session.manager_name}: creating {record.name} failed: {err}") from err
-        by_sensor = session.sensor_kinds()
+                raise type(err)(f"{request.manager_name}: creating {sensor.name} failed: {err}") from err
+        by_sensor = request.sensor_kinds()
         union = frozenset().union(*by_sensor.values()) if by_sensor else frozenset()
-        requested = frozenset(session.observable_requests)
+        requested = request.observable_requests
         if requested:
-            missing = requested - part.solver.supported_observables
-            if missing:
-                raise unsupported_request(session.manager_name, missing, part.solver)
+            part.bound.check_requested(requested, request.manager_name)
             by_sensor[REQUESTED_OBSERVABLES] = requested
         step_average = (
             StepAverageObservables(self.model)
-            if BODY_QDD in union and session.cfg.body_qdd_source == "step_average"
+            if BODY_QDD in union and request.body_qdd_source == "step_average"
             else None
         )
         solver_kinds = (union - ({BODY_QDD} if step_average is not None else set())) | requested
-        full = session.binding.allocate_observables(self, part, solver_kinds, by_sensor) if solver_kinds else None
+        contact_entries = {
+            sensor.name: part.sensors[id(sensor)].entry
+            for sensor in request.sensors
+            if part.sensors[id(sensor)].entry is not None
+        }
+        full = (
+            part.bound.allocate_observables(
+                solver_kinds, by_sensor, part.contacts, request.manager_name, contact_entries=contact_entries
+            )
+            if solver_kinds
+            else None
+        )
         per_substep = full.select(solver_kinds & PER_SUBSTEP_KINDS) if full is not None else None
         if per_substep is not None and not per_substep.kinds:
             per_substep = None
-        imu_source = step_average if step_average is not None else full
-        for record in session.sensor_records():
-            runtime = part.sensors[id(record)]
-            if record.kind == "imu":
-                runtime.update_args = {"observables": imu_source}
-            elif record.kind == "contact":
-                runtime.update_args = session.binding.contact_update_args(self, part, runtime, full)
+        sources = SensorSources(
+            bound=part.bound, state=self.state_0, contacts=part.contacts, observables=full, step_average=step_average
+        )
+        for runtime in part.sensors.values():
+            runtime.connect(sources)
         part.obs_full, part.obs_per_substep, part.step_average = full, per_substep, step_average
-        session.observables_allocations += 1 if (full is not None or step_average is not None) else 0
+        self.observables_allocations += 1 if (full is not None or step_average is not None) else 0
 
     # ------------------------------------------------------------------ the step program
-    def _compile(self, part: SolverPart, decimation: int) -> StepProgram:
-        session = self.session
+    def _compile(self, part: SolverPart, request: BuildRequest) -> StepProgram:
         stages: list[Stage] = []
         adapter = self.actuators
+        dt = request.dt
         if adapter is not None and adapter.count:
             blockers = adapter.not_graph_safe()
             stages.append(
                 Stage(
                     "actuators",
-                    "physics_step",
-                    lambda i: adapter.step(self.state_0, self.control, session.dt),
+                    Phase.PHYSICS_STEP,
+                    lambda i: adapter.step(self.state_0, self.control, dt),
                     graph_safe=not blockers,
                     reason=("not graph-safe: " + ", ".join(blockers)) if blockers else None,
                 )
             )
-        for callback, graph_safe in session.post_actuator_callbacks:
-            stages.append(_callback_stage("post_actuator", callback, graph_safe, "physics_step"))
+        for callback, graph_safe in request.post_actuator_callbacks:
+            stages.append(_callback_stage("post_actuator", callback, graph_safe, Phase.PHYSICS_STEP))
         if part.contacts is not None:
-            interval = session.collision_interval
+            interval = request.collision_interval
             stages.append(
                 Stage(
                     "collide",
-                    "physics_step",
+                    Phase.PHYSICS_STEP,
                     lambda i, p=part: p.pipeline.collide(self.state_0, p.contacts),
                     when=lambda i: i % interval == 0,
                 )
             )
-        solver_blockers = session.binding.graph_blockers(session.solver_cfg, self.device)
-        last_step = decimation - 1
+        solver_blockers = part.bound.graph_blockers(self.device)
+        last_step = request.decimation - 1
+        substeps = request.num_substeps
         stages.append(
             Stage(
                 "substeps",
-                "physics_step",
-                lambda i, p=part: self._substeps(p, last=i == last_step),
+                Phase.PHYSICS_STEP,
+                lambda i, p=part: self._substeps(p, substeps, dt, last=i == last_step),
                 graph_safe=not solver_blockers,
                 reason="; ".join(solver_blockers) or None,
             )
         )
-        for callback, graph_safe in session.post_step_callbacks:
-            stages.append(_callback_stage("post_step", callback, graph_safe, "env_step"))
+        for callback, graph_safe in request.post_step_callbacks:
+            stages.append(_callback_stage("post_step", callback, graph_safe, Phase.ENV_STEP))
         if part.sensors:
-            stages.append(Stage("sensors", "env_step", lambda i, p=part: self._update_sensors(p)))
-        blocker = None if session.cfg.use_cuda_graph else "NewtonCfg.use_cuda_graph is False"
-        return StepProgram(stages, decimation, self.device, capture=blocker is None, capture_blocker=blocker)
+            stages.append(Stage("sensors", Phase.ENV_STEP, lambda i, p=part: self._update_sensors(p)))
+        blocker = None if request.use_cuda_graph else "NewtonCfg.use_cuda_graph is False"
+        return StepProgram(stages, request.decimation, self.device, capture=blocker is None, capture_blocker=blocker)
 
-    def _substeps(self, part: SolverPart, *, last: bool) -> None:
-        """``num_substeps`` solver steps with the staged forces; the result always ends in ``state_0``.
+    def _substeps(self, part: SolverPart, n: int, physics_dt: float, *, last: bool) -> None:
+        """*n* solver steps with the staged forces over *physics_dt* [s]; the result always ends in ``state_0``.
 
         With an odd number of substeps the last output is copied back, so every physics step starts
         from ``state_0`` (what actuators, callbacks and collision read) and graphs replay on fixed buffers.
         """
-        session = self.session
-        n = session.num_substeps
-        dt = session.dt / n
+        dt = physics_dt / n
         state_in, state_out = self.state_0, self.state_1
         for k in range(n):
             if state_in.body_f is not None:
@@ -353,10 +334,7 @@ class SimulationInstance:
             if state_in.particle_f is not None:
                 wp.copy(state_in.particle_f, self.staged_particle_f)
             observables = part.obs_full if (last and k == n - 1) else part.obs_per_substep
-            if observables is None:
-                part.solver.step(state_in, state_out, self.control, part.contacts, dt)
-            else:
-                part.solver.step(state_in, state_out, self.control, part.contacts, dt, observables=observables)
+            part.bound.step(state_in, state_out, self.control, part.contacts, dt, observables)
             if part.step_average is not None:
                 part.step_average.update(state_in, state_out, dt)
             state_in, state_out = state_out, state_in
@@ -364,15 +342,8 @@ class SimulationInstance:
             self.state_0.assign(state_in)
 
     def _update_sensors(self, part: SolverPart) -> None:
-        for record in self.session.sensor_records():
-            runtime = part.sensors[id(record)]
-            args = runtime.update_args
-            if record.kind == "imu":
-                runtime.sensor.update(self.state_0, observables=args["observables"])
-            elif record.kind == "contact":
-                runtime.sensor.update(args["state"], args["contacts"], observables=args["observables"])
-            else:
-                runtime.sensor.update(self.state_0)
+        for runtime in part.sensors.values():
+            runtime.update(self.state_0)
 
     def _warm_up(self, part: SolverPart) -> None:
         """Run the program once eagerly (compiles kernels, fills lazy buffers), then restore the states,
@@ -384,7 +355,7 @@ class SimulationInstance:
         _restore_arrays(self.state_0, saved)
         _align_arrays(self.state_1, self.state_0)
         self.state_1.assign(self.state_0)
-        _reset_solver_buffers(part.solver, self.state_0, None)
+        part.bound.reset(self.state_0, None)
         if self.actuators is not None:
             self.actuators.reset()
         wp.synchronize_device(self.device)
@@ -394,41 +365,34 @@ class SimulationInstance:
         """Physics steps per env step of the compiled program."""
         return self.part.program.decimation
 
-    def recompile(self, decimation: int) -> None:
-        """Compile and capture the program again (decimation or callbacks changed)."""
-        program = self._compile(self.part, decimation)
-        program.capture()
+    def recompile(self, request: BuildRequest) -> None:
+        """Compile and capture the program again for *request* (decimation or callbacks changed)."""
+        program = self._compile(self.part, request)
+        with self._busy():
+            program.capture()
         self.part.program = program
+        self.request = request
 
-    def refresh_sensors(self) -> None:
-        """Re-create sensors and the observables container for the session's current sensor list, then
-        recompile. Transactional: on failure the current sensors, observables and program stay."""
+    def refresh_sensors(self, request: BuildRequest) -> None:
+        """Re-create sensors and the observables container for *request*'s sensors, then recompile.
+        Transactional: on failure the current sensors, observables and program stay."""
         old = self.part
-        part = SolverPart(
-            solver=old.solver, info=dict(old.info), pipeline=old.pipeline, contacts=old.contacts, sensors={}
-        )
-        self._setup_observables(part)
-        part.program = self._compile(part, self.decimation)
-        busy, self.session.busy = self.session.busy, True
-        try:
+        part = SolverPart(bound=old.bound, pipeline=old.pipeline, contacts=old.contacts, sensors={})
+        self._setup_observables(part, request)
+        part.program = self._compile(part, request)
+        with self._busy():
             part.program.capture()
-        finally:
-            self.session.busy = busy
         self.part = part
+        self.request = request
 
     def run_step(self) -> None:
-        """One env step (pending resets are applied by the caller first); program changes requested while it
-        runs are applied when it ends."""
-        session = self.session
+        """One env step (pending resets are applied by the caller first); the caller applies program changes
+        requested while it runs once it returns."""
         program = self.part.program
-        session.busy = True
-        try:
+        with self._busy():
             program.run()
-        finally:
-            session.busy = False
-        self.sim_time += program.decimation * session.dt
+        self.sim_time += program.decimation * self.request.dt
         self.step_count += 1
-        session.settle()
 
     # ------------------------------------------------------------------ per-env views
     _JOINT_ARRAYS = {
@@ -476,20 +440,18 @@ class SimulationInstance:
     # ------------------------------------------------------------------ resets and kinematics
     def world_mask_from(self, env_mask=None, env_ids=None) -> np.ndarray:
         """Host ``(world_count + 1,)`` boolean mask (last entry: global entities) from a mask and/or ids."""
-        from isaaclab_contrib.physics.runtime.world_selection import world_mask_from
-
         return world_mask_from(self.model.world_count, env_mask, env_ids)
 
     def check_resettable(self, mask: np.ndarray, what: str) -> None:
         """Raise before anything is written when the solver cannot reset the worlds of *mask* alone."""
         if mask.all() or not mask.any():
             return
-        session = self.session
-        blockers = session.binding.masked_reset_blockers(session.solver_cfg, self.model.world_count)
+        request = self.request
+        blockers = request.binding.masked_reset_blockers(request.solver_cfg, self.model.world_count)
         if blockers:
             worlds = np.nonzero(mask[:-1])[0].tolist()
             raise ValueError(
-                f"{session.manager_name}.{what}: cannot reset worlds {worlds} without the others: "
+                f"{request.manager_name}.{what}: cannot reset worlds {worlds} without the others: "
                 + "; ".join(blockers)
             )
 
@@ -514,7 +476,7 @@ class SimulationInstance:
         if self.part is not None:
             # Every world (and the global entities): a full reset, which solvers with shared data (an MPM grid
             # over several worlds) support where a masked one is refused.
-            _reset_solver_buffers(self.part.solver, self.state_0, None if host.all() else mask)
+            self.part.bound.reset(self.state_0, None if host.all() else mask)
         if self.actuators is not None:
             self.actuators.reset(host)
         mask.zero_()
@@ -583,21 +545,7 @@ def _align_arrays(state: Any, reference: Any) -> None:
             setattr(state, name, wp.zeros_like(array))
 
 
-def _reset_solver_buffers(solver: Any, state: Any, world_mask: Any) -> None:
-    """Clear the solver-owned buffers of the worlds in *world_mask* (``None``: all) and nothing of *state*.
-
-    Newton's ``reset(state, world_mask, flags=None)`` also puts the state's joint coordinates back to the
-    model defaults (MuJoCo-Warp, Kamino, and entries of a coupled solver running them). The manager owns
-    the state: the task writes joint and body state, ``write_initial_state`` writes the initial state,
-    and a reset keeps what was written, so the solver is told to reset no state attribute
-    (``StateFlags.NONE``); its warm starts, applied forces and other internal buffers are still cleared.
-    """
-    import newton
-
-    solver.reset(state, world_mask=world_mask, flags=newton.StateFlags.NONE)
-
-
-def _callback_stage(kind: str, callback, graph_safe: bool, phase: str) -> Stage:
+def _callback_stage(kind: str, callback, graph_safe: bool, phase: Phase) -> Stage:
     name = f"{kind}:{getattr(callback, '__qualname__', None) or repr(callback)}"
     return Stage(
         name,

@@ -1,7 +1,7 @@
 """The typed step program of one env step, and how it is captured.
 
-One ``step()`` of the manager is a fixed sequence of *stages*. Stages of the ``"physics_step"``
-phase run once per physics step of the decimation loop, in this order: ``actuators``,
+One ``step()`` of the manager is a fixed sequence of *stages*. Stages of the
+:attr:`Phase.PHYSICS_STEP` phase run once per physics step of the decimation loop, in this order: ``actuators``,
 ``post_actuator`` callbacks, ``collide`` (every ``collision_interval`` physics steps) and
 ``substeps`` (the solver substeps with the staged external forces). Stages of the ``"env_step"``
 phase run once after the loop: ``post_step`` callbacks, then ``sensors``.
@@ -19,19 +19,25 @@ states.
 
 from __future__ import annotations
 
+import enum
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
 import warp as wp
 
-__all__ = ["PHASES", "Stage", "StepProgram"]
+__all__ = ["Phase", "Stage", "StepProgram"]
 
 logger = logging.getLogger(__name__)
 
-Phase = Literal["physics_step", "env_step"]
-PHASES: tuple[Phase, ...] = ("physics_step", "env_step")
+
+class Phase(enum.Enum):
+    """When a stage runs within one env step."""
+
+    PHYSICS_STEP = "physics_step"
+    """Once per physics step of the decimation loop."""
+    ENV_STEP = "env_step"
+    """Once after the decimation loop."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +47,7 @@ class Stage:
     name: str
     """Readable name (``"substeps"``, ``"post_actuator:my_callback"``...), used in ``eager_reason()``."""
     phase: Phase
-    """``"physics_step"`` (runs every physics step) or ``"env_step"`` (once after the decimation loop)."""
+    """:attr:`Phase.PHYSICS_STEP` (runs every physics step) or :attr:`Phase.ENV_STEP` (once after the loop)."""
     run: Callable[[int], None]
     """Launches the stage's work; receives the physics-step index (``-1`` for env-step stages)."""
     graph_safe: bool = True
@@ -52,8 +58,8 @@ class Stage:
     """For physics-step stages: run only on physics steps where ``when(i)`` is true (``None``: every step)."""
 
     def __post_init__(self):
-        if self.phase not in PHASES:
-            raise ValueError(f"Stage {self.name!r}: phase must be one of {PHASES}, got {self.phase!r}")
+        if not isinstance(self.phase, Phase):
+            raise TypeError(f"Stage {self.name!r}: phase must be a Phase, got {self.phase!r}")
         if not callable(self.run):
             raise TypeError(f"Stage {self.name!r}: run must be callable")
 
@@ -95,9 +101,9 @@ class StepProgram:
         ops: list[tuple[Stage, int]] = []
         for i in range(self.decimation):
             for stage in self.stages:
-                if stage.phase == "physics_step" and (stage.when is None or stage.when(i)):
+                if stage.phase is Phase.PHYSICS_STEP and (stage.when is None or stage.when(i)):
                     ops.append((stage, i))
-        ops.extend((stage, -1) for stage in self.stages if stage.phase == "env_step")
+        ops.extend((stage, -1) for stage in self.stages if stage.phase is Phase.ENV_STEP)
         self._ops = ops
         self._segments: list[_Segment] = []
         for stage, i in ops:
@@ -222,7 +228,7 @@ class StepProgram:
         """One line per stage: name, phase, graph-safety and whether it replays from a graph."""
         captured = set(self.captured_stage_names())
         return [
-            f"{stage.name} [{stage.phase}] {'graph-safe' if stage.graph_safe else 'eager: ' + (stage.reason or '')}"
+            f"{stage.name} [{stage.phase.value}] {'graph-safe' if stage.graph_safe else 'eager: ' + (stage.reason or '')}"
             f"{' (captured)' if stage.name in captured else ''}"
             for stage in self.stages
         ]

@@ -1,4 +1,4 @@
-"""Sensors on the manager: site requests, Newton sensors, and the union of solver observables.
+"""Solver observables for sensors: the kinds, their union's rules, the errors, and step-average ``body_qdd``.
 
 Each sensor declares the solver observable kinds it consumes (``solver_observable_kinds``). The
 manager unions them with legacy ``request_extended_*`` requests and the kinds asked for with
@@ -11,12 +11,9 @@ decimation loop, inside the captured graph.
 
 from __future__ import annotations
 
-import re
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import warp as wp
 
 __all__ = [
@@ -26,16 +23,11 @@ __all__ = [
     "COUPLED_MODEL_WIDE_KINDS",
     "PER_SUBSTEP_KINDS",
     "REQUESTED_OBSERVABLES",
-    "ContactSensorKey",
     "ObservablesUnsupportedError",
-    "SensorRecord",
     "StepAverageObservables",
-    "combine_patterns",
-    "contact_sensor_key",
     "known_observable_kinds",
     "legacy_contact_kind",
     "legacy_state_kind",
-    "new_contact_sensor",
     "normalize_observable_kinds",
     "unsupported_observable",
     "unsupported_request",
@@ -146,48 +138,6 @@ def normalize_observable_kinds(kinds: Any, where: str) -> frozenset[str]:
     return frozenset(values)
 
 
-def combine_patterns(expr: str | list[str] | None) -> re.Pattern | None:
-    """Turn Isaac Lab regex expressions (``.*`` style, full USD paths) into one compiled full-match regex.
-
-    Newton's sensors full-match a compiled pattern against labels, so the regexes are used as
-    they are (no glob translation); a list becomes an alternation.
-    """
-    if expr is None:
-        return None
-    patterns = [expr] if isinstance(expr, str) else list(expr)
-    if not patterns or not all(isinstance(p, str) for p in patterns):
-        raise TypeError(f"expected a regex string or a non-empty list of regex strings, got {expr!r}")
-    return re.compile("|".join(f"(?:{p})" for p in patterns))
-
-
-ContactExpr = str | tuple[str, ...] | None
-"""One expression of a contact sensor key: a regex, a tuple of regexes, or ``None``."""
-ContactSensorKey = tuple[ContactExpr, ContactExpr, ContactExpr, ContactExpr]
-"""``(body_names_expr, shape_names_expr, contact_partners_body_expr, contact_partners_shape_expr)``."""
-
-
-def contact_sensor_key(exprs: tuple) -> ContactSensorKey:
-    """The key of a contact sensor: its four expressions as given, lists turned into tuples (hashable)."""
-    return tuple(tuple(expr) if isinstance(expr, list) else expr for expr in exprs)
-
-
-@dataclass(eq=False)
-class SensorRecord:
-    """One sensor request registered on the manager: what to create once the model exists, and its kinds.
-
-    The Newton sensor itself belongs to the simulation instance (created at ``sim.reset()``).
-    """
-
-    kind: str
-    """``"imu"``, ``"contact"`` or ``"frame_transform"``."""
-    name: str
-    """Readable name used in messages (the key the user passed)."""
-    request: dict[str, Any]
-    """Arguments kept until the sensor can be created on the finalized model."""
-    observable_kinds: frozenset[str] = frozenset()
-    """Solver observable kinds the sensor consumes."""
-
-
 def unsupported_observable(manager: str, kind: str, sensors: list[str], detail: str) -> ObservablesUnsupportedError:
     """The error for sensors that need an observable *kind* the solver(s) cannot produce, with a hint."""
     hint = (
@@ -225,22 +175,6 @@ def unsupported_request(manager: str, kinds: frozenset[str], solver: Any) -> Obs
         )
     return ObservablesUnsupportedError(
         f"{manager}.request_observables: the solver cannot produce {sorted(kinds)}: {detail}. Nothing was requested."
-    )
-
-
-def new_contact_sensor(model: Any, record: SensorRecord) -> Any:
-    """A ``newton.sensors.SensorContact`` on *model* (a ``Model`` or an entry ``ModelView``) for a contact record."""
-    import newton
-
-    bodies, shapes, partner_bodies, partner_shapes = record.request["key"]
-    return newton.sensors.SensorContact(
-        model,
-        sensing_bodies=bodies,
-        sensing_shapes=shapes,
-        counterpart_bodies=partner_bodies,
-        counterpart_shapes=partner_shapes,
-        verbose=record.request["verbose"],
-        request_contact_attributes=False,
     )
 
 
@@ -285,10 +219,3 @@ class StepAverageObservables:
             outputs=[self.body_qdd],
             device=self.model.device,
         )
-
-
-def shape_ids_matching(labels: list[str], pattern: re.Pattern | None) -> np.ndarray:
-    """Indices whose label fully matches *pattern*."""
-    if pattern is None:
-        return np.zeros(0, dtype=np.int64)
-    return np.asarray([i for i, label in enumerate(labels) if label and pattern.fullmatch(label)], dtype=np.int64)

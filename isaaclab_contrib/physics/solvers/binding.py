@@ -1,32 +1,34 @@
-"""Solver bindings: everything the manager needs to know about one family of Newton solvers.
+"""Solver bindings: everything the runtime needs to know about one family of Newton solvers.
 
-A solver *config* is pure data (fields mapped to the solver's arguments). A *binding* turns a
-config of its family into running objects and answers the manager's questions about it:
+A solver *config* is pure data (fields mapped to the solver's arguments). Its family's
+:class:`SolverBinding` (registered by config class, stateless) answers the questions asked
+before a model exists: which custom attributes the builder needs, the last builder preparation
+before ``finalize()`` (VBD graph colouring), whether the solver consumes Newton pipeline
+contacts, whether its step may be recorded in a graph on a device, whether it can reset some
+worlds alone.
 
-* how to build the solver on a model (or an entry ``ModelView``),
-* which custom attributes the builder needs before assets are added, and the last builder
-  preparation before ``finalize()`` (VBD graph colouring),
-* whether the solver consumes contacts from Newton's ``CollisionPipeline``,
-* whether its step may be recorded in a graph on a given device (:meth:`SolverBinding.graph_blockers`),
-* its reset policy (see :attr:`SolverBinding.reset_policy`),
-* how sensors' observables are routed to it (single solver: the solver itself; the coupled
-  binding in :mod:`isaaclab_contrib.coupling.binding` routes to entry solvers).
+Once the model exists, :meth:`SolverBinding.bind` builds the solver and returns a
+:class:`BoundSolver`: the one object of that build that owns the solver and its typed extras
+(the coupled one, :class:`isaaclab_contrib.coupling.binding.BoundCoupledSolver`, also owns the
+coupling plan, the entries' filtered contacts and every entry's own bound solver). The runtime
+calls nothing else of the solver: step, masked reset, model-change notification, contact
+preparation, capture and masked-reset blockers and observables routing all go through it.
 
-Adding a solver is one config file plus one :class:`SolverBinding` subclass registered with
-:func:`register_binding` for that config class. The manager never probes configs with ``getattr``.
+Adding a solver is one module in :mod:`isaaclab_contrib.physics.solvers` with the config and a
+:class:`SolverBinding` subclass registered with :func:`register_binding` for that config class.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from isaaclab_contrib.physics.sensors.observables import CONTACT_F, new_contact_sensor, unsupported_observable
+from isaaclab_contrib.physics.sensors.observables import CONTACT_F, unsupported_observable, unsupported_request
 from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
 
 if TYPE_CHECKING:
     import newton
 
-__all__ = ["SolverBinding", "binding_for", "register_binding", "registered_bindings"]
+__all__ = ["BoundSolver", "SolverBinding", "binding_for", "register_binding", "registered_bindings"]
 
 
 class SolverBinding:
@@ -62,65 +64,142 @@ class SolverBinding:
         """Last preparation of *builder* right before ``finalize()``. Default: nothing."""
         del cfg, builder
 
-    # ------------------------------------------------------------------ construction
-    def build(self, cfg: NewtonSolverCfg, model: Any) -> newton.solvers.SolverBase:
-        """Construct the solver on *model* (a finalized ``Model`` or an entry ``ModelView``)."""
-        return cfg.solver_class()(model, **cfg.solver_kwargs())
-
+    # ------------------------------------------------------------------ rules known before the model exists
     def needs_collision_pipeline(self, cfg: NewtonSolverCfg) -> bool:
         """Whether the solver consumes contacts from Newton's ``CollisionPipeline``."""
         del cfg
         return True
 
-    def construct(self, cfg: NewtonSolverCfg, model: newton.Model) -> tuple[newton.solvers.SolverBase, dict[str, Any]]:
-        """Build the simulation's solver on the finalized *model*; returns it and binding-specific info."""
-        return self.build(cfg, model), {}
-
-    def prepare_contacts(self, solver: Any, contacts: Any) -> None:
-        """Allocate contact-dependent solver buffers before the warm-up and capture. Default: nothing."""
-        del solver, contacts
-
-    def commit(self, cfg: NewtonSolverCfg, info: dict[str, Any]) -> None:
-        """Called once the instance built with *info* is swapped in (e.g. the spec's proxy id write-back)."""
-        del cfg, info
-
-    # ------------------------------------------------------------------ observables routing
-    def allocate_observables(self, instance: Any, part: Any, kinds: frozenset[str], by_sensor: dict) -> Any:
-        """Check *kinds* against the solver and allocate its one observables container."""
-        solver, contacts = part.solver, part.contacts
-        name = instance.session.manager_name
-        supported = solver.supported_observables
-        for kind in sorted(kinds - supported):
-            users = [n for n, ks in by_sensor.items() if kind in ks]
-            raise unsupported_observable(
-                name, kind, users, f"{type(solver).__name__} supports only {sorted(supported)}"
-            )
-        if CONTACT_F in kinds and contacts is None:
-            users = [n for n, k in by_sensor.items() if CONTACT_F in k]
-            raise unsupported_observable(name, CONTACT_F, users, "the simulation has no collision pipeline contacts")
-        return solver.observables(kinds, contacts=contacts if CONTACT_F in kinds else None)
-
-    def create_contact_sensor(self, instance: Any, part: Any, record: Any) -> tuple[Any, str | None]:
-        """Create the Newton ``SensorContact`` of *record*; returns it and the entry producing its forces."""
-        del part
-        return new_contact_sensor(instance.model, record), None
-
-    def contact_update_args(self, instance: Any, part: Any, runtime: Any, full: Any) -> dict[str, Any]:
-        """Fixed arguments of the contact sensor's ``update`` (state, contacts, observables)."""
-        del runtime
-        return {"state": instance.state_0, "contacts": part.contacts, "observables": full}
-
-    # ------------------------------------------------------------------ capture
     def graph_blockers(self, cfg: NewtonSolverCfg, device: str) -> list[str]:
         """Reasons the solver step must not be recorded in a graph on *device* (empty: it may)."""
         del cfg, device
         return []
 
-    # ------------------------------------------------------------------ resets
     def masked_reset_blockers(self, cfg: NewtonSolverCfg, world_count: int) -> list[str]:
         """Reasons the solver cannot reset some worlds but not others (empty: it can)."""
         del cfg, world_count
         return []
+
+    # ------------------------------------------------------------------ construction
+    def build(self, cfg: NewtonSolverCfg, model: Any) -> newton.solvers.SolverBase:
+        """Construct the Newton solver on *model* (a finalized ``Model`` or an entry ``ModelView``)."""
+        return cfg.solver_class()(model, **cfg.solver_kwargs())
+
+    def bind(self, cfg: NewtonSolverCfg, model: Any) -> BoundSolver:
+        """Build the solver on *model* and return the bound solver that owns it for this build."""
+        return BoundSolver(self, cfg, model, self.build(cfg, model))
+
+
+class BoundSolver:
+    """The solver of one build, with the config and model it was built from (see the module documentation).
+
+    Args:
+        binding: The family binding that built it.
+        cfg: The solver config it was built from.
+        model: The finalized ``Model`` (or the entry ``ModelView``) it runs on.
+        solver: The Newton solver.
+    """
+
+    def __init__(self, binding: SolverBinding, cfg: NewtonSolverCfg, model: Any, solver: Any):
+        self.binding = binding
+        self.cfg = cfg
+        self.model = model
+        self.solver = solver
+
+    # ------------------------------------------------------------------ rules
+    @property
+    def needs_collision_pipeline(self) -> bool:
+        """Whether the solver consumes contacts from Newton's ``CollisionPipeline``."""
+        return self.binding.needs_collision_pipeline(self.cfg)
+
+    def graph_blockers(self, device: str) -> list[str]:
+        """Reasons the solver step must not be recorded in a graph on *device* (empty: it may)."""
+        return self.binding.graph_blockers(self.cfg, device)
+
+    def masked_reset_blockers(self, world_count: int) -> list[str]:
+        """Reasons the solver cannot reset some worlds but not others (empty: it can)."""
+        return self.binding.masked_reset_blockers(self.cfg, world_count)
+
+    # ------------------------------------------------------------------ stepping
+    def prepare_contacts(self, contacts: Any) -> None:
+        """Allocate contact-dependent solver buffers before the warm-up and capture. Default: nothing."""
+        del contacts
+
+    def step(self, state_in: Any, state_out: Any, control: Any, contacts: Any, dt: float, observables: Any = None):
+        """One solver step of *dt* [s] from *state_in* into *state_out*, filling *observables* when given."""
+        if observables is None:
+            self.solver.step(state_in, state_out, control, contacts, dt)
+        else:
+            self.solver.step(state_in, state_out, control, contacts, dt, observables=observables)
+
+    def reset(self, state: Any, world_mask: Any = None) -> None:
+        """Clear the solver-owned buffers of the worlds in *world_mask* (``None``: all) and nothing of *state*.
+
+        Newton's ``reset(state, world_mask, flags=None)`` also puts the state's joint coordinates back
+        to the model defaults (MuJoCo-Warp, Kamino, and coupled entries running them). The runtime owns
+        the state: the task writes joint and body state, ``write_initial_state`` writes the initial
+        state, and a reset keeps what was written, so the solver is told to reset no state attribute
+        (``StateFlags.NONE``); its warm starts, applied forces and other internal buffers are cleared.
+        """
+        import newton
+
+        self.solver.reset(state, world_mask=world_mask, flags=newton.StateFlags.NONE)
+
+    def notify_model_changed(self, flags: int) -> None:
+        """Tell the solver which model properties changed (``newton.SolverNotifyFlags``)."""
+        self.solver.notify_model_changed(flags)
+
+    def commit(self) -> None:
+        """Called once the build this solver belongs to was swapped in. Default: nothing."""
+
+    # ------------------------------------------------------------------ observables routing
+    @property
+    def supported_observables(self) -> frozenset[str]:
+        """The observable kinds the solver can produce."""
+        return frozenset(self.solver.supported_observables)
+
+    def check_requested(self, kinds: frozenset[str], manager: str) -> None:
+        """Raise naming the solver when kinds asked for with ``request_observables()`` cannot be produced."""
+        missing = kinds - self.supported_observables
+        if missing:
+            raise unsupported_request(manager, missing, self.solver)
+
+    def allocate_observables(
+        self, kinds: frozenset[str], consumers: dict[str, frozenset[str]], contacts: Any, manager: str, **_: Any
+    ) -> Any:
+        """Check *kinds* against the solver and allocate its one observables container.
+
+        Args:
+            kinds: The union of kinds to allocate.
+            consumers: Kinds per consumer name (sensors, requests), for the error message.
+            contacts: The collision pipeline's contacts (``None`` without a pipeline).
+            manager: The manager's name, for messages.
+        """
+        supported = self.supported_observables
+        for kind in sorted(kinds - supported):
+            users = [n for n, ks in consumers.items() if kind in ks]
+            raise unsupported_observable(
+                manager, kind, users, f"{type(self.solver).__name__} supports only {sorted(supported)}"
+            )
+        if CONTACT_F in kinds and contacts is None:
+            users = [n for n, k in consumers.items() if CONTACT_F in k]
+            raise unsupported_observable(manager, CONTACT_F, users, "the simulation has no collision pipeline contacts")
+        return self.solver.observables(kinds, contacts=contacts if CONTACT_F in kinds else None)
+
+    def contact_host(
+        self, sensing_shapes: set[int], involved_shapes: set[int], contacts: Any, sensor: str
+    ) -> tuple[Any, str | None]:
+        """The model a contact sensor named *sensor* is created on and the entry whose solver produces its forces.
+
+        A single solver reports every contact row of the model: the model itself, no entry.
+        """
+        del sensing_shapes, involved_shapes, contacts, sensor
+        return self.model, None
+
+    def contact_source(self, entry: str | None, state: Any, contacts: Any, observables: Any) -> tuple[Any, Any, Any]:
+        """``(state, contacts, observables)`` a contact sensor reading *entry*'s forces updates from."""
+        del entry
+        return state, contacts, observables
 
 
 _REGISTRY: dict[type, SolverBinding] = {}
