@@ -1,6 +1,7 @@
 """Ready coupled scenes and tasks, one module each; every scene module registers itself on import.
 
-``import configs`` imports the scene modules, which fills the registry of
+This folder (``configs/`` in the repository) is installed as the package ``isaaclab_coupling_configs``.
+``import isaaclab_coupling_configs`` imports the scene modules, which fills the registry of
 :mod:`isaaclab_contrib.scenes` (``get_scene(name)``, ``scene_names()``) used by the main job
 (``scripts/run.py --scene NAME``). :data:`SCENES` is a read-only live view of that registry:
 
@@ -21,7 +22,8 @@ checks them against the examples, bitwise):
 * ``mujoco_vbd_admm`` — a ball (MuJoCo-Warp) attached under a cloth (VBD) and a pendulum with a VBD
   payload, ADMM attachment and joint constraints.
 
-Tasks register gymnasium ids on import (they register no scene): ``arm_press_cloth_task``
+Every module in the folder is imported (a new scene or task is one new file). Tasks register gymnasium
+ids on import (they register no scene): ``arm_press_cloth_task``
 (``Isaac-Arm-Press-Cloth-Direct-v0``) and ``press_cloth_task`` (``Isaac-Press-Cloth-Direct-v0``);
 ``scripts/train.py --task ID`` trains them with rsl-rl. Both build on ``cloth_depth_task`` (the
 cloth, its center depth and the targets).
@@ -31,35 +33,25 @@ The package ``isaaclab_contrib`` never imports this package.
 
 from __future__ import annotations
 
+if __name__ != "isaaclab_coupling_configs":  # one name only: a module imported twice registers twice
+    raise ImportError(
+        f"the repository's configs/ folder is the package 'isaaclab_coupling_configs' (imported here as {__name__!r}); "
+        "install the repository (pip install -e .) and import isaaclab_coupling_configs"
+    )
+
+import importlib
+import pkgutil
+
 from isaaclab_contrib.scenes import SceneSpec, registered_scenes
 
-from . import (  # scenes register themselves, tasks their gymnasium ids
-    ant_on_hammock,
-    arm_press_cloth_task,
-    box_on_cloth,
-    grains_on_cloth,
-    mujoco_vbd_admm,
-    press_cloth_task,
-    proxy_joint_gripper,
-    softbody_dropping_to_cloth,
-    tool_in_sand,
-    xpbd_vbd_coupled,
-)
+MODULES = sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+"""The scene and task modules of this package: every module in the folder, imported below (a new scene or
+task is one new file)."""
 
-__all__ = [
-    "SCENES",
-    "SceneSpec",
-    "ant_on_hammock",
-    "arm_press_cloth_task",
-    "box_on_cloth",
-    "grains_on_cloth",
-    "mujoco_vbd_admm",
-    "press_cloth_task",
-    "proxy_joint_gripper",
-    "softbody_dropping_to_cloth",
-    "tool_in_sand",
-    "xpbd_vbd_coupled",
-]
+for _name in MODULES:  # scenes register themselves, tasks their gymnasium ids
+    globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
+
+__all__ = ["MODULES", "SCENES", "SceneSpec", *MODULES]
 
 SCENES = registered_scenes()
 """Read-only live view of the scene registry (name -> :class:`~isaaclab_contrib.scenes.SceneSpec`)."""

@@ -33,68 +33,160 @@ import newton
 import torch
 import warp as wp
 
-from isaaclab_contrib.coupling import CouplerProxyCfg
 from isaaclab_contrib.envs import register_task
-from isaaclab_contrib.physics.actuators.adapter import add_actuators
-from isaaclab_contrib.physics.actuators.cfg import IdealPDActuatorCfg
+from isaaclab_contrib.physics import ActuatorBaseCfg, IdealPDActuatorCfg
 from isaaclab_contrib.rl import RslRlOnPolicyRunnerCfg
-from isaaclab_contrib.scenes import replicate_envs
+from isaaclab_contrib.scenes import ArticulationCfg, ArticulationInitialStateCfg
 from isaaclab_contrib.utils.configclass import configclass
 
-from .cloth_depth_task import ClothDepthTaskCfg, ClothDepthTaskEnv
+from .cloth_depth_task import ClothDepthSceneCfg, ClothDepthTaskCfg, ClothDepthTaskEnv
 
-__all__ = ["TASK_ID", "ArmPressClothEnv", "ArmPressClothEnvCfg", "ArmPressClothPPORunnerCfg", "arm_ik", "oracle_policy"]
+__all__ = [
+    "TASK_ID",
+    "ArmPressClothEnv",
+    "ArmPressClothEnvCfg",
+    "ArmPressClothPPORunnerCfg",
+    "ArmPressClothSceneCfg",
+    "TwoLinkArmCfg",
+    "arm_ik",
+    "oracle_policy",
+]
 
 TASK_ID = "Isaac-Arm-Press-Cloth-Direct-v0"
+COUPLER_OBS_TASK_ID = "Isaac-Arm-Press-Cloth-Coupler-Obs-Direct-v0"
 """Gymnasium id of this task (registered on import)."""
 
 
 @configclass
-class ArmPressClothEnvCfg(ClothDepthTaskCfg):
-    """Arm, actuator, action, reward and termination settings of the arm-presses-cloth task (cloth: the base class)."""
+class TwoLinkArmCfg(ArticulationCfg):
+    """A planar two-link arm built in code: a shoulder and an elbow revolute joint about x, two capsule links
+    along their local +y, a sphere fingertip at the end of the forearm.
+
+    ``init_state.pos`` is the point the arm reaches over (the cloth center); the shoulder sits
+    :attr:`shoulder_offset` along -y and :attr:`shoulder_height` above it. The joints start at the default pose
+    (:meth:`default_joint_pos`): the fingertip :attr:`start_gap` above that point.
+    """
 
     _ranges: ClassVar[dict[str, str]] = {
-        "cloth_cells": ">= 2",
         "link_length": "> 0",
         "link_radius": "> 0",
         "fingertip_radius": "> 0",
-        "arm_density": "> 0",
+        "density": "> 0",
         "shoulder_offset": "> 0",
         "shoulder_height": "> 0",
         "start_gap": ">= 0",
-        "stiffness": ">= 0",
-        "damping": ">= 0",
-        "effort_limit": "> 0",
-        "action_scale": "> 0",
-        "action_rate_penalty": ">= 0",
-        "drift_penalty": ">= 0",
-        "fail_depth": "> 0",
     }
 
-    episode_length_s: float = 2.0
-    """Episode length before truncation [s] (120 env steps at the default 60 Hz)."""
-    cloth_cells: int = 4
-    """Cloth cells per side [count] (even, so a particle sits at the center)."""
+    prim_path: str = "{ENV_REGEX_NS}/Arm"
+    """Label path of the arm."""
     link_length: float = 0.2
     """Length of each of the two links, joint to joint [m]."""
     link_radius: float = 0.012
     """Radius of the link capsules [m] (they do not collide; only the fingertip touches the cloth)."""
     fingertip_radius: float = 0.04
     """Radius of the fingertip sphere at the end of the second link [m]."""
-    arm_density: float = 500.0
+    density: float = 500.0
     """Density of the links and the fingertip [kg/m^3]."""
     shoulder_offset: float = 0.24
-    """Horizontal distance of the shoulder from the cloth center, along -y [m]."""
+    """Horizontal distance of the shoulder from ``init_state.pos``, along -y [m]."""
     shoulder_height: float = 0.16
-    """Height of the shoulder above the cloth's pinned edges [m]."""
+    """Height of the shoulder above ``init_state.pos`` [m]."""
     start_gap: float = 0.02
-    """Gap between the fingertip and the flat cloth in the default pose [m]."""
-    stiffness: float = 40.0
-    """PD stiffness of both joints [N*m/rad]."""
-    damping: float = 0.8
-    """PD damping of both joints [N*m*s/rad]."""
-    effort_limit: float = 15.0
-    """Torque limit of both joints [N*m]."""
+    """Gap between the fingertip and ``init_state.pos`` (the flat cloth) in the default pose [m]."""
+    actuators: dict[str, ActuatorBaseCfg] = {
+        "arm": IdealPDActuatorCfg(
+            joint_names_expr=["shoulder", "elbow"], stiffness=40.0, damping=0.8, effort_limit=15.0
+        )
+    }
+    """Explicit PD actuators of both joints: 40 N*m/rad, 0.8 N*m*s/rad, 15 N*m."""
+
+    def default_joint_pos(self) -> tuple[float, float]:
+        """Joint angles [rad] of the default pose: the fingertip ``start_gap`` above ``init_state.pos``."""
+        z = torch.tensor(self.fingertip_radius + self.start_gap, dtype=torch.float64)
+        shoulder, elbow = arm_ik(self, torch.zeros((), dtype=torch.float64), z)
+        return float(shoulder), float(elbow)
+
+    def create(self, builder: newton.ModelBuilder, label: str) -> None:
+        q0 = self.default_joint_pos()
+        link_shape = newton.ModelBuilder.ShapeConfig(
+            density=self.density, has_shape_collision=False, has_particle_collision=False
+        )
+        tip_shape = newton.ModelBuilder.ShapeConfig(density=self.density)
+        half = 0.5 * self.link_length
+        # Links extend along their local +y; the capsule axis is z, turned onto y.
+        along_y = wp.quat_from_axis_angle(wp.vec3(1.0, 0.0, 0.0), -0.5 * math.pi)
+        x, y, z = self.init_state.pos
+        shoulder_pos = wp.vec3(x, y - self.shoulder_offset, z + self.shoulder_height)
+        # Link frames sit at their joints; the joints start at the default pose.
+        rot1 = wp.quat_from_axis_angle(wp.vec3(1.0, 0.0, 0.0), q0[0])
+        rot12 = wp.quat_from_axis_angle(wp.vec3(1.0, 0.0, 0.0), q0[0] + q0[1])
+        elbow_pos = shoulder_pos + wp.quat_rotate(rot1, wp.vec3(0.0, self.link_length, 0.0))
+        links = []
+        for name, pos, rot in (("upper_arm", shoulder_pos, rot1), ("forearm", elbow_pos, rot12)):
+            link = builder.add_link(xform=wp.transform(pos, rot), label=f"{label}/{name}")
+            builder.add_shape_capsule(
+                link,
+                xform=wp.transform((0.0, half, 0.0), along_y),
+                radius=self.link_radius,
+                half_height=half,
+                cfg=link_shape,
+                label=f"{label}/{name}/visual",
+            )
+            links.append(link)
+        upper, forearm = links
+        builder.add_shape_sphere(
+            forearm,
+            xform=wp.transform((0.0, self.link_length, 0.0), wp.quat_identity()),
+            radius=self.fingertip_radius,
+            cfg=tip_shape,
+            label=f"{label}/forearm/fingertip",
+        )
+        shoulder = builder.add_joint_revolute(
+            -1,
+            upper,
+            axis=(1, 0, 0),
+            parent_xform=wp.transform(shoulder_pos, wp.quat_identity()),
+            label=f"{label}/shoulder",
+        )
+        elbow = builder.add_joint_revolute(
+            upper,
+            forearm,
+            axis=(1, 0, 0),
+            parent_xform=wp.transform((0.0, self.link_length, 0.0), wp.quat_identity()),
+            label=f"{label}/elbow",
+        )
+        builder.add_articulation([shoulder, elbow], label=label)
+        builder.joint_q[builder.joint_q_start[shoulder]] = q0[0]
+        builder.joint_q[builder.joint_q_start[elbow]] = q0[1]
+
+
+@configclass
+class ArmPressClothSceneCfg(ClothDepthSceneCfg):
+    """The cloth and the arm beside it, reaching over its center."""
+
+    presser: ClassVar[str] = "arm"
+    proxied: ClassVar[str] = "Arm/forearm"
+
+    arm: TwoLinkArmCfg = TwoLinkArmCfg(entry="arm", init_state=ArticulationInitialStateCfg(pos=(0.0, 0.0, 0.3)))
+    """The arm (Steel entry ``arm``); its forearm (with the fingertip) is mirrored into the cloth solver."""
+
+
+@configclass
+class ArmPressClothEnvCfg(ClothDepthTaskCfg):
+    """Action, reward and termination settings of the arm-presses-cloth task (scene: :class:`ArmPressClothSceneCfg`)."""
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "action_scale": "> 0",
+        "action_rate_penalty": ">= 0",
+        "drift_penalty": ">= 0",
+        "fail_depth": "> 0",
+        "penetration_penalty": ">= 0",
+    }
+
+    scene: ArmPressClothSceneCfg = ArmPressClothSceneCfg()
+    """The cloth and the arm."""
+    episode_length_s: float = 2.0
+    """Episode length before truncation [s] (120 env steps at the default 60 Hz)."""
     action_scale: float = 1.0
     """Joint target offset of a full action [rad]."""
     action_rate_penalty: float = 0.01
@@ -103,24 +195,39 @@ class ArmPressClothEnvCfg(ClothDepthTaskCfg):
     """Weight of the squared horizontal distance of the fingertip from the cloth center [1/m^2]."""
     fail_depth: float = 0.15
     """Terminate when the fingertip center is this far below the pinned edges [m] (through the cloth)."""
+    coupler_observations: bool = False
+    """Add what the coupler measures to the observation (13 values instead of 10): the force the cloth pushes
+    the fingertip with, horizontal (y) and vertical (z) [N / 10] (interface-force sensor, averaged over the env
+    step), and the fingertip's deepest penetration into the cloth's particles [cm] (penetration sensor)."""
+    penetration_penalty: float = 0.0
+    """Weight of the fingertip's deepest penetration into the cloth particles in the reward [1/m] (needs no
+    observation; ``0``: off)."""
 
     def validate(self) -> None:
-        """Check the fields (types and declared ranges), the target depth order and the arm's reach."""
+        """Check the fields, the scene, the target depth order, the cloth's center particle and the arm's reach."""
         super().validate()
-        if self.cloth_cells % 2:
+        cls, scene = type(self).__name__, self.scene
+        if scene.cloth.cells % 2:
             raise ValueError(
-                f"ArmPressClothEnvCfg.cloth_cells must be even (a particle at the center), got {self.cloth_cells}"
+                f"{cls}.scene.cloth.cells must be even (a particle at the center), got {scene.cloth.cells}"
             )
-        reach = math.hypot(self.shoulder_offset, self.shoulder_height + self.fail_depth)
-        if reach >= 2.0 * self.link_length:
+        arm, cloth = scene.arm, scene.cloth
+        if tuple(arm.init_state.pos) != tuple(cloth.init_state.pos):
             raise ValueError(
-                f"ArmPressClothEnvCfg.link_length {self.link_length} m is too short: the arm must reach "
+                f"{cls}.scene.arm.init_state.pos {tuple(arm.init_state.pos)} must be the cloth center "
+                f"{cls}.scene.cloth.init_state.pos {tuple(cloth.init_state.pos)}: the arm reaches over it"
+            )
+        reach = math.hypot(arm.shoulder_offset, arm.shoulder_height + self.fail_depth)
+        if reach >= 2.0 * arm.link_length:
+            raise ValueError(
+                f"{cls}.scene.arm.link_length {arm.link_length} m is too short: the arm must reach "
                 f"{reach:.3f} m from the shoulder (shoulder_offset, shoulder_height, fail_depth)"
             )
 
 
-def arm_ik(cfg: ArmPressClothEnvCfg, y: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Shoulder and elbow angles [rad] that put the fingertip at (*y*, *z*) relative to the cloth center [m].
+def arm_ik(cfg: TwoLinkArmCfg, y: torch.Tensor, z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Shoulder and elbow angles [rad] that put the fingertip at (*y*, *z*) relative to the arm's reference point
+    (the cloth center) [m].
 
     Elbow-up solution of the planar two-link arm; angles are about +x, the shoulder's measured from +y.
     Targets beyond the reach are pulled onto it.
@@ -135,8 +242,8 @@ def arm_ik(cfg: ArmPressClothEnvCfg, y: torch.Tensor, z: torch.Tensor) -> tuple[
     return shoulder, elbow
 
 
-def _fingertip(cfg: ArmPressClothEnvCfg, q: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Fingertip (y, z) relative to the cloth center [m] for joint angles ``q[..., 2]`` [rad]."""
+def _fingertip(cfg: TwoLinkArmCfg, q: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Fingertip (y, z) relative to the arm's reference point [m] for joint angles ``q[..., 2]`` [rad]."""
     a1, a12 = q[..., 0], q[..., 0] + q[..., 1]
     length = cfg.link_length
     y = -cfg.shoulder_offset + length * (torch.cos(a1) + torch.cos(a12))
@@ -152,86 +259,24 @@ class ArmPressClothEnv(ClothDepthTaskEnv):
 
     cfg: ArmPressClothEnvCfg
 
-    def _coupler_cfg(self) -> CouplerProxyCfg:
-        return self._presser_coupler_cfg("arm", "Arm", "Arm/forearm")
-
-    def default_joint_q(self) -> tuple[float, float]:
-        """Joint angles [rad] of the default pose: the fingertip ``start_gap`` above the cloth center."""
+    def _register_sensors(self, manager: type) -> None:
         cfg = self.cfg
-        z = torch.tensor(cfg.fingertip_radius + cfg.start_gap, dtype=torch.float64)
-        shoulder, elbow = arm_ik(cfg, torch.zeros((), dtype=torch.float64), z)
-        return float(shoulder), float(elbow)
-
-    def _build_scene(self, builder) -> None:
-        cfg = self.cfg
-        q0 = self.default_joint_q()
-        proto = newton.ModelBuilder()
-        link_shape = newton.ModelBuilder.ShapeConfig(
-            density=cfg.arm_density, has_shape_collision=False, has_particle_collision=False
-        )
-        tip_shape = newton.ModelBuilder.ShapeConfig(density=cfg.arm_density)
-        half = 0.5 * cfg.link_length
-        # Links extend along their local +y; the capsule axis is z, turned onto y.
-        along_y = wp.quat_from_axis_angle(wp.vec3(1.0, 0.0, 0.0), -0.5 * math.pi)
-        shoulder_pos = wp.vec3(0.0, -cfg.shoulder_offset, cfg.cloth_height + cfg.shoulder_height)
-        # Link frames sit at their joints; the joints start at the default pose.
-        rot1 = wp.quat_from_axis_angle(wp.vec3(1.0, 0.0, 0.0), q0[0])
-        rot12 = wp.quat_from_axis_angle(wp.vec3(1.0, 0.0, 0.0), q0[0] + q0[1])
-        elbow_pos = shoulder_pos + wp.quat_rotate(rot1, wp.vec3(0.0, cfg.link_length, 0.0))
-        links = []
-        for name, pos, rot in (("upper_arm", shoulder_pos, rot1), ("forearm", elbow_pos, rot12)):
-            link = proto.add_link(xform=wp.transform(pos, rot), label=f"Arm/{name}")
-            proto.add_shape_capsule(
-                link,
-                xform=wp.transform((0.0, half, 0.0), along_y),
-                radius=cfg.link_radius,
-                half_height=half,
-                cfg=link_shape,
-                label=f"Arm/{name}/visual",
-            )
-            links.append(link)
-        upper, forearm = links
-        proto.add_shape_sphere(
-            forearm,
-            xform=wp.transform((0.0, cfg.link_length, 0.0), wp.quat_identity()),
-            radius=cfg.fingertip_radius,
-            cfg=tip_shape,
-            label="Arm/forearm/fingertip",
-        )
-        shoulder = proto.add_joint_revolute(
-            -1, upper, axis=(1, 0, 0), parent_xform=wp.transform(shoulder_pos, wp.quat_identity()), label="Arm/shoulder"
-        )
-        elbow = proto.add_joint_revolute(
-            upper,
-            forearm,
-            axis=(1, 0, 0),
-            parent_xform=wp.transform((0.0, cfg.link_length, 0.0), wp.quat_identity()),
-            label="Arm/elbow",
-        )
-        proto.add_articulation([shoulder, elbow], label="Arm")
-        proto.joint_q[0], proto.joint_q[1] = q0
-        add_actuators(
-            proto,
-            {
-                "arm": IdealPDActuatorCfg(
-                    joint_names_expr=["shoulder", "elbow"],
-                    stiffness=cfg.stiffness,
-                    damping=cfg.damping,
-                    effort_limit=cfg.effort_limit,
-                )
-            },
-        )
-        self._add_cloth(proto)
-        replicate_envs(builder, proto, cfg.num_envs, spacing=1.0)
+        if cfg.coupler_observations or cfg.penetration_penalty > 0.0:
+            arm, cloth = cfg.scene.arm.entry, cfg.scene.cloth.entry
+            tip = r"/World/envs/env_.*/Arm/forearm"
+            self.force_sensor = manager.add_interface_force_sensor(arm, cloth, bodies=tip)
+            self.penetration_sensor = manager.add_penetration_sensor(cloth, arm, bodies=tip)
 
     def _setup_buffers(self) -> None:
+        if self.cfg.coupler_observations:
+            self.num_observations = 13
         manager = self.manager
         columns = manager.joint_view_columns("joint_q")
         self.joint_cols = [columns.index("shoulder"), columns.index("elbow")]
         self.joint_q = manager.joint_view("joint_q")
         self.joint_qd = manager.joint_view("joint_qd")
         self.joint_target = manager.joint_view("joint_target_q")
-        self.default_q = torch.tensor(self.default_joint_q(), device=self.torch_device)
+        self.default_q = torch.tensor(self.cfg.scene.arm.default_joint_pos(), device=self.torch_device)
         self.joint_target[:, self.joint_cols] = self.default_q
         self._setup_cloth_buffers()
         self.prev_action = torch.zeros(self.num_envs, self.num_actions, device=self.torch_device)
@@ -246,30 +291,39 @@ class ArmPressClothEnv(ClothDepthTaskEnv):
     def measurements(self) -> dict[str, torch.Tensor]:
         """Current joint angles ``q`` [rad], velocities ``qd`` [rad/s], fingertip ``tip_y``/``tip_z`` and cloth ``depth`` [m]."""
         q = self.joint_q[:, self.joint_cols]
-        tip_y, tip_z = _fingertip(self.cfg, q)
+        tip_y, tip_z = _fingertip(self.cfg.scene.arm, q)
         depth = self.cloth_depth()
-        return {"q": q, "qd": self.joint_qd[:, self.joint_cols], "tip_y": tip_y, "tip_z": tip_z, "depth": depth}
+        m = {"q": q, "qd": self.joint_qd[:, self.joint_cols], "tip_y": tip_y, "tip_z": tip_z, "depth": depth}
+        if hasattr(self, "force_sensor"):
+            manager = self.manager
+            m["cloth_force"] = manager.get_interface_force_sensor(self.force_sensor).wrench[:, 0, :3]  # [N]
+            m["penetration"] = manager.get_penetration_sensor(self.penetration_sensor).max_depth  # [m]
+        return m
 
     def _get_observations(self) -> torch.Tensor:
         m = self.measurements()
-        return torch.cat(
-            [
-                m["q"] - self.default_q,
-                m["qd"],
-                torch.stack([m["tip_y"], m["tip_z"], m["depth"], self.target], dim=-1),
-                self.prev_action,
-            ],
-            dim=-1,
-        )
+        parts = [
+            m["q"] - self.default_q,
+            m["qd"],
+            torch.stack([m["tip_y"], m["tip_z"], m["depth"], self.target], dim=-1),
+            self.prev_action,
+        ]
+        if self.cfg.coupler_observations:
+            parts.append(torch.stack([m["cloth_force"][:, 1] / 10.0, m["cloth_force"][:, 2] / 10.0], dim=-1))
+            parts.append((100.0 * m["penetration"]).unsqueeze(-1))
+        return torch.cat(parts, dim=-1)
 
     def _get_rewards(self) -> torch.Tensor:
         cfg = self.cfg
         m = self.measurements()
-        return (
+        reward = (
             self.depth_reward(m["depth"])
             - cfg.action_rate_penalty * self.action_rate
             - cfg.drift_penalty * m["tip_y"] ** 2
         )
+        if cfg.penetration_penalty > 0.0:
+            reward = reward - cfg.penetration_penalty * m["penetration"]
+        return reward
 
     def _get_dones(self) -> torch.Tensor:
         return self.measurements()["tip_z"] < -self.cfg.fail_depth
@@ -293,17 +347,17 @@ def oracle_policy(env: ArmPressClothEnv, gain: float = 0.5) -> Callable[[Any], t
     which makes up for the PD offsets that the cloth's push and the arm's weight cause. Its mean
     return defines the reference return.
     """
-    cfg = env.cfg
+    cfg, arm = env.cfg, env.cfg.scene.arm
     command = torch.zeros(env.num_envs, 2, device=env.torch_device)
 
     def act(_obs) -> torch.Tensor:
         fresh = env.episode_length == 0  # an env that was just reset starts its command over
         m = env.measurements()
         command[fresh, 0] = 0.0
-        command[fresh, 1] = (cfg.fingertip_radius - env.target)[fresh]  # the sphere's bottom at the target depth
+        command[fresh, 1] = (arm.fingertip_radius - env.target)[fresh]  # the sphere's bottom at the target depth
         command[:, 0] -= gain * m["tip_y"]
         command[:, 1] -= gain * (env.target - m["depth"])
-        shoulder, elbow = arm_ik(cfg, command[:, 0], command[:, 1])
+        shoulder, elbow = arm_ik(arm, command[:, 0], command[:, 1])
         q = torch.stack([shoulder, elbow], dim=-1)
         return ((q - env.default_q) / cfg.action_scale).clamp(-1.0, 1.0)
 
@@ -326,5 +380,31 @@ register_task(
     env_class=ArmPressClothEnv,
     env_cfg_class=ArmPressClothEnvCfg,
     runner_cfg_class=ArmPressClothPPORunnerCfg,
+    oracle=oracle_policy,
+)
+
+
+@configclass
+class ArmPressClothCouplerObsEnvCfg(ArmPressClothEnvCfg):
+    """The arm task observing the coupler: the cloth's push on the fingertip and its penetration, and a
+    penalty on penetration (:attr:`ArmPressClothEnvCfg.coupler_observations`)."""
+
+    coupler_observations: bool = True
+    penetration_penalty: float = 10.0
+    """Weight of the fingertip's penetration into the cloth particles [1/m]: 1 cm costs 0.1 per env step."""
+
+
+@configclass
+class ArmPressClothCouplerObsPPORunnerCfg(ArmPressClothPPORunnerCfg):
+    """The arm task's PPO settings, logged under their own experiment name."""
+
+    experiment_name: str = "arm_press_cloth_coupler_obs"
+
+
+register_task(
+    COUPLER_OBS_TASK_ID,
+    env_class=ArmPressClothEnv,
+    env_cfg_class=ArmPressClothCouplerObsEnvCfg,
+    runner_cfg_class=ArmPressClothCouplerObsPPORunnerCfg,
     oracle=oracle_policy,
 )

@@ -14,44 +14,59 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import newton
 import torch
 import warp as wp
 
-from isaaclab_contrib.coupling import CouplerProxyCfg
 from isaaclab_contrib.envs import register_task
 from isaaclab_contrib.rl import RslRlOnPolicyRunnerCfg
-from isaaclab_contrib.scenes import replicate_envs
+from isaaclab_contrib.scenes import InitialStateCfg, RigidObjectCfg, SphereCfg
 from isaaclab_contrib.utils.configclass import configclass
 
-from .cloth_depth_task import ClothDepthTaskCfg, ClothDepthTaskEnv
+from .cloth_depth_task import ClothDepthSceneCfg, ClothDepthTaskCfg, ClothDepthTaskEnv
 
-__all__ = ["TASK_ID", "PressClothEnv", "PressClothEnvCfg", "PressClothPPORunnerCfg", "oracle_policy"]
+__all__ = [
+    "TASK_ID",
+    "PressClothEnv",
+    "PressClothEnvCfg",
+    "PressClothPPORunnerCfg",
+    "PressClothSceneCfg",
+    "oracle_policy",
+]
 
 TASK_ID = "Isaac-Press-Cloth-Direct-v0"
 """Gymnasium id of this task (registered on import)."""
 
 
 @configclass
+class PressClothSceneCfg(ClothDepthSceneCfg):
+    """The cloth and a 4 cm sphere (the pusher) 2 cm above its center."""
+
+    presser: ClassVar[str] = "pusher"
+    proxied: ClassVar[str] = "Pusher"
+
+    pusher: RigidObjectCfg = RigidObjectCfg(
+        prim_path="{ENV_REGEX_NS}/Pusher",
+        entry="pusher",
+        spawn=SphereCfg(radius=0.04),
+        density=1000.0,
+        init_state=InitialStateCfg(pos=(0.0, 0.0, 0.3 + 0.02 + 0.04)),  # 2 cm above the cloth (0.3 m up)
+    )
+    """The pusher (Steel entry ``pusher``), mirrored into the cloth solver."""
+
+
+@configclass
 class PressClothEnvCfg(ClothDepthTaskCfg):
-    """Pusher, action, reward and termination settings of the press-the-cloth task (cloth: the base class)."""
+    """Action, reward and termination settings of the press-the-cloth task (scene: :class:`PressClothSceneCfg`)."""
 
     _ranges: ClassVar[dict[str, str]] = {
-        "pusher_radius": "> 0",
-        "pusher_density": "> 0",
-        "pusher_start_gap": ">= 0",
         "max_force": ">= 0",
         "action_penalty": ">= 0",
         "fail_below": "> 0",
         "fail_above": "> 0",
     }
 
-    pusher_radius: float = 0.04
-    """Pusher sphere radius [m]."""
-    pusher_density: float = 1000.0
-    """Pusher density [kg/m^3]."""
-    pusher_start_gap: float = 0.02
-    """Initial gap between pusher and cloth [m]."""
+    scene: PressClothSceneCfg = PressClothSceneCfg()
+    """The cloth and the pusher."""
     max_force: float = 6.0
     """Force of a full action, added to gravity compensation [N]; negative actions push down."""
     target_depth_range: tuple[float, float] = (0.025, 0.045)
@@ -88,27 +103,10 @@ class PressClothEnv(ClothDepthTaskEnv):
 
     cfg: PressClothEnvCfg
 
-    def _coupler_cfg(self) -> CouplerProxyCfg:
-        return self._presser_coupler_cfg("pusher", "Pusher", "Pusher")
-
-    def _build_scene(self, builder) -> None:
-        cfg = self.cfg
-        proto = newton.ModelBuilder()
-        z = cfg.cloth_height + cfg.pusher_start_gap + cfg.pusher_radius
-        body = proto.add_body(xform=wp.transform((0.0, 0.0, z), wp.quat_identity()), label="Pusher/body")
-        proto.add_shape_sphere(
-            body,
-            radius=cfg.pusher_radius,
-            cfg=newton.ModelBuilder.ShapeConfig(density=cfg.pusher_density),
-            label="Pusher/body/collision",
-        )
-        self._add_cloth(proto)
-        replicate_envs(builder, proto, cfg.num_envs, spacing=1.0)
-
     def _setup_buffers(self) -> None:
         model = self.manager.get_model()
         labels = model.body_label
-        pusher = [labels.index(f"/World/envs/env_{i}/Pusher/body") for i in range(self.num_envs)]
+        pusher = [labels.index(self.cfg.scene.pusher.body_label_in_env(i)) for i in range(self.num_envs)]
         self.pusher_ids = torch.tensor(pusher, device=self.torch_device)
         self.pusher_body = wp.array(pusher, dtype=int, device=self.device)
         mass = float(model.body_mass.numpy()[pusher[0]])
@@ -129,7 +127,7 @@ class PressClothEnv(ClothDepthTaskEnv):
     def _state(self):
         state = self.manager.get_state_0()
         body_q, body_qd = wp.to_torch(state.body_q), wp.to_torch(state.body_qd)
-        pusher_z = body_q[self.pusher_ids, 2] - self.cfg.cloth_height
+        pusher_z = body_q[self.pusher_ids, 2] - self.cfg.scene.cloth.height
         pusher_vz = body_qd[self.pusher_ids, 2]
         return pusher_z, pusher_vz, self.cloth_depth()
 

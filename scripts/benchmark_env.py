@@ -10,14 +10,10 @@ samples/s (env steps x envs) and the captured/eager ratio, all measured in this 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import torch
 import warp as wp
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
 from rl_common import DEFAULT_TASK, make_env, task_id
 
 from isaaclab_contrib.envs import load_cfg_from_registry
@@ -27,7 +23,7 @@ from isaaclab_contrib.utils.cli import positive_int
 def rate(task: str, num_envs: int, graph: bool, steps: int) -> float:
     """Env steps per second of *task* with *num_envs* envs over *steps* random-action steps."""
     cfg = load_cfg_from_registry(task, "env_cfg_entry_point")
-    cfg.num_envs, cfg.use_graph = num_envs, graph
+    cfg.scene.num_envs, cfg.sim.physics.use_cuda_graph = num_envs, graph
     env = make_env(task, cfg).unwrapped
     try:
         generator = torch.Generator().manual_seed(0)

@@ -27,21 +27,17 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import newton
 import warp as wp
 
-from isaaclab_contrib.coupling import NewtonCouplerManager, build_coupled_solver, finalize_builder, prepare_builder
+from isaaclab_contrib.coupling import NewtonCouplerManager, build_coupled_solver
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
+from isaaclab_contrib.scenes import build_model, launch
 from isaaclab_contrib.utils.cli import positive_int
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
-from configs.ant_on_hammock import AntOnHammockSceneCfg, build_ant_on_hammock, trot_in_place
-from configs.ant_on_hammock import admm_coupler_cfg as ant_coupler_cfg
-from configs.box_on_cloth import BoxOnClothSceneCfg, admm_coupler_cfg, build_box_on_cloth
+from isaaclab_coupling_configs.ant_on_hammock import AntOnHammockSceneCfg, trot_in_place
+from isaaclab_coupling_configs.box_on_cloth import BoxOnClothAdmmSceneCfg
 
 DT = 1.0 / 240.0
 
@@ -68,12 +64,7 @@ class PlainLoop:
     def __init__(self, worlds: int, decimation: int):
         if decimation % 2:
             raise SystemExit("use an even --decimation: the plain captured loop swaps state references")
-        cfg = admm_coupler_cfg()
-        builder = newton.ModelBuilder()
-        prepare_builder(builder, cfg)
-        build_box_on_cloth(builder, BoxOnClothSceneCfg(num_envs=worlds))
-        finalize_builder(builder, cfg)
-        model = builder.finalize(device="cpu")
+        model, cfg = build_model(BoxOnClothAdmmSceneCfg(num_envs=worlds), device="cpu")
         self.solver = build_coupled_solver(model, cfg)
         self.pipeline = newton.CollisionPipeline(model)
         self.contacts = self.pipeline.contacts()
@@ -97,14 +88,8 @@ class PlainLoop:
 
 
 def start_manager(worlds: int, decimation: int, graph: bool, host_stage: bool = False) -> SimulationContext:
-    sim = SimulationContext(
-        SimulationCfg(dt=DT, device="cpu", physics=NewtonCfg(solver_cfg=admm_coupler_cfg(), use_cuda_graph=graph))
-    )
-    builder = NewtonCouplerManager.create_builder()
-    build_box_on_cloth(builder, BoxOnClothSceneCfg(num_envs=worlds))
-    NewtonCouplerManager.set_builder(builder)
-    sim.reset()
-    NewtonCouplerManager.set_decimation(decimation)
+    physics = NewtonCfg(decimation=decimation, use_cuda_graph=graph)
+    sim = launch(BoxOnClothAdmmSceneCfg(num_envs=worlds), SimulationCfg(dt=DT, device="cpu", physics=physics))
     if host_stage:
 
         def host_work() -> None:  # stands for a stage that reads device data on the host
@@ -142,15 +127,8 @@ def measure(worlds: int, decimation: int, env_steps: int, repeats: int) -> dict[
 def ant_rate(graph: bool, env_steps: int, repeats: int) -> tuple[float, str]:
     """Median env steps/s of the actuated ant scene (targets written before every step, as the main job does)."""
     cfg = AntOnHammockSceneCfg(num_envs=1)
-    sim = SimulationContext(
-        SimulationCfg(dt=DT, device="cpu", physics=NewtonCfg(solver_cfg=ant_coupler_cfg(), use_cuda_graph=graph))
-    )
+    sim = launch(cfg, SimulationCfg(dt=DT, device="cpu", physics=NewtonCfg(decimation=4, use_cuda_graph=graph)))
     try:
-        builder = NewtonCouplerManager.create_builder()
-        build_ant_on_hammock(builder, cfg)
-        NewtonCouplerManager.set_builder(builder)
-        sim.reset()
-        NewtonCouplerManager.set_decimation(4)
         clock = [0.0]
 
         def env_step() -> None:

@@ -10,19 +10,13 @@ interfaces. Builds and finalizes the model only (no solver is constructed).
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-import newton
 import warp as wp
 
-from isaaclab_contrib.coupling import finalize_builder, prepare_builder
+import isaaclab_coupling_configs  # noqa: F401  (registers the ready scenes)
 from isaaclab_contrib.coupling.report import ownership_report
-from isaaclab_contrib.scenes import get_scene, scene_names
+from isaaclab_contrib.scenes import build_model, get_scene, scene_names
 from isaaclab_contrib.utils.cli import nonnegative_int, positive_int
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
-import configs  # noqa: F401  (registers the ready scenes)
 
 
 def main(argv: list[str] | None = None) -> str:
@@ -33,14 +27,8 @@ def main(argv: list[str] | None = None) -> str:
     args = parser.parse_args(argv)
     wp.config.quiet = True
 
-    spec = get_scene(args.scene)
-    scene_cfg = spec.scene_cfg(num_envs=args.num_envs)
-    coupler = spec.coupler(scene_cfg)
-    builder = newton.ModelBuilder()
-    prepare_builder(builder, coupler)
-    spec.build(builder, scene_cfg)
-    finalize_builder(builder, coupler)
-    model = builder.finalize(device="cpu")
+    scene_cfg = get_scene(args.scene).scene_cfg(num_envs=args.num_envs)
+    model, coupler = build_model(scene_cfg, device="cpu")  # the model the manager would build; no solver
     report = ownership_report(model, coupler, examples=args.examples)
     print(report)
     return report

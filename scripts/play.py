@@ -4,7 +4,9 @@
 exported TorchScript policy (``exported/policy.pt``). The policy acts deterministically on
 ``--eval_episodes`` whole episodes of every env; ``--reference`` also evaluates the random policy and
 the task's scripted oracle on the same episodes. A checkpoint is exported (TorchScript and ONNX)
-next to it, into ``exported/``, unless ``--no_export`` is given.
+next to it, into ``exported/``, unless ``--no_export`` is given. The checkpoint is read and checked
+(readable, not empty, a TorchScript module or an rsl-rl checkpoint) while the command line is parsed,
+before the env is built.
 
     python scripts/play.py --task Isaac-Arm-Press-Cloth-Direct-v0 --checkpoint logs/rsl_rl/arm_press_cloth/<run>/model_249.pt
 """
@@ -12,51 +14,45 @@ next to it, into ``exported/``, unless ``--no_export`` is given.
 from __future__ import annotations
 
 import argparse
-import pickle
-import sys
 from pathlib import Path
 
 import torch
 import warp as wp
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
-from rl_common import add_common_arguments, export_policy, make_env, policy_function, reference_returns, task_configs
+from rl_common import (
+    add_common_arguments,
+    checkpoint_arg,
+    export_policy,
+    make_env,
+    policy_function,
+    reference_returns,
+    task_configs,
+)
 
 from isaaclab_contrib.rl import RslRlVecEnvWrapper, evaluate_policy
 
 
-def existing_file(text: str) -> Path:
-    """argparse type: a path to an existing file."""
-    path = Path(text)
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(f"no such checkpoint file: {text}")
-    return path
-
-
-def load_policy(checkpoint: Path, env, train_cfg: dict, export: bool):
-    """``obs -> actions`` from a TorchScript export or an rsl-rl checkpoint (exported beside it if asked).
+def load_policy(checkpoint: tuple[Path, str, object], env, train_cfg: dict, export: bool):
+    """``obs -> actions`` from a checked checkpoint (``checkpoint_arg``): a TorchScript export or an rsl-rl
+    checkpoint (exported beside it if asked).
 
     Raises:
-        SystemExit: The file is neither, or its policy does not fit the task's observations and actions.
+        SystemExit: Its policy does not fit the task's observations and actions.
     """
+    path, kind, content = checkpoint
     unwrapped = env.unwrapped
-    try:
-        scripted = torch.jit.load(str(checkpoint), map_location="cpu")
-    except RuntimeError:
-        scripted = None
-    if scripted is not None:
-        scripted.eval()
-        policy = lambda obs: scripted(obs.cpu()).to(unwrapped.torch_device)  # noqa: E731
+    if kind == "torchscript":
+        content.eval()
+        policy = lambda obs: content(obs.cpu()).to(unwrapped.torch_device)  # noqa: E731
     else:
         from rsl_rl.runners import OnPolicyRunner
 
         runner = OnPolicyRunner(RslRlVecEnvWrapper(env), train_cfg, log_dir=None, device=str(unwrapped.torch_device))
         try:
-            runner.load(str(checkpoint), map_location=str(unwrapped.torch_device))
-        except (RuntimeError, KeyError, pickle.UnpicklingError) as err:
-            raise SystemExit(f"[play] {checkpoint} is not an rsl-rl checkpoint of this task's policy: {err}") from None
+            runner.alg.load(content, None, strict=True)
+        except (RuntimeError, KeyError, ValueError) as err:
+            raise SystemExit(f"[play] {path} is not an rsl-rl checkpoint of this task's policy: {err}") from None
         if export:
-            exported = checkpoint.parent / "exported"
+            exported = path.parent / "exported"
             export_policy(runner, exported)
             print(f"[play] exported {exported}/policy.pt and policy.onnx")
         policy = policy_function(runner.get_inference_policy(device=str(unwrapped.torch_device)), unwrapped.num_envs)
@@ -65,10 +61,10 @@ def load_policy(checkpoint: Path, env, train_cfg: dict, export: bool):
         with torch.inference_mode():
             actions = policy(obs)
     except RuntimeError as err:
-        raise SystemExit(f"[play] the policy in {checkpoint} does not take this task's observations: {err}") from None
+        raise SystemExit(f"[play] the policy in {path} does not take this task's observations: {err}") from None
     if tuple(actions.shape) != (unwrapped.num_envs, unwrapped.num_actions):
         raise SystemExit(
-            f"[play] the policy in {checkpoint} returns actions of shape {tuple(actions.shape)}, "
+            f"[play] the policy in {path} returns actions of shape {tuple(actions.shape)}, "
             f"the task needs {(unwrapped.num_envs, unwrapped.num_actions)}"
         )
     return policy
@@ -77,24 +73,27 @@ def load_policy(checkpoint: Path, env, train_cfg: dict, export: bool):
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common_arguments(parser)
-    parser.add_argument("--checkpoint", type=existing_file, required=True, help="model_<it>.pt or exported policy.pt")
+    parser.add_argument(
+        "--checkpoint", type=checkpoint_arg, required=True, help="model_<it>.pt or exported policy.pt (read first)"
+    )
     parser.add_argument("--reference", action="store_true", help="also evaluate the random policy and the oracle")
     parser.add_argument("--no_export", "--no-export", action="store_true", help="do not export a checkpoint")
     args = parser.parse_args(argv)
     wp.config.quiet = True
     env_cfg, agent_cfg = task_configs(args)
+    train_cfg = agent_cfg.to_rsl_rl()
     torch.manual_seed(agent_cfg.seed)
     env = make_env(args.task, env_cfg)
     try:
-        policy = load_policy(args.checkpoint, env, agent_cfg.to_rsl_rl(), export=not args.no_export)
+        policy = load_policy(args.checkpoint, env, train_cfg, export=not args.no_export)
         episodes, seed = args.eval_episodes, agent_cfg.seed
         result = {"policy_return": evaluate_policy(env, policy, episodes, seed=seed)["mean"]}
         if args.reference:
             references = reference_returns(args.task, env, episodes, seed)
             result.update((name, value) for name, value in references.items() if value is not None)
-        count = episodes * env_cfg.num_envs
+        count = episodes * env_cfg.scene.num_envs
         print(
-            f"[play] {args.checkpoint}: "
+            f"[play] {args.checkpoint[0]}: "
             + ", ".join(f"{k} {v:.2f}" for k, v in result.items())
             + f" over {count} episodes"
         )

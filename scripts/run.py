@@ -1,7 +1,8 @@
 """Main job: run a ready coupled scene through NewtonCouplerManager, report, and record it.
 
 Writes into ``--output``: ``<scene>.usda`` (time-sampled body transforms and particle points;
-open it with ``usdview``) and ``<scene>.png`` (body heights and lowest particle per env over time).
+open it with ``usdview``), ``<scene>.png`` (body heights and lowest particle per env over time) and
+``<scene>.mp4`` (env 0 through a ray-traced camera framed on it; ``--no-video`` to skip).
 
 Usage::
 
@@ -12,6 +13,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -20,13 +22,11 @@ import numpy as np
 import warp as wp
 from tqdm import tqdm
 
-from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
+import isaaclab_coupling_configs  # noqa: F401  (registers the ready scenes)
 from isaaclab_contrib.physics.usd.stage_io import author_body_prims, set_time_range
-from isaaclab_contrib.scenes import get_scene, scene_names
+from isaaclab_contrib.scenes import CameraCfg, get_scene, launch, scene_names
 from isaaclab_contrib.utils.cli import positive_float, positive_int
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
-import configs  # noqa: F401  (registers the ready scenes)
+from isaaclab_contrib.utils.video import VideoWriter
 
 
 def print_summary(name: str, spec, coupler, manager, num_envs: int, device: str) -> None:
@@ -130,43 +130,74 @@ def plot(path: Path, times, heights, lowest, title: str, joints: dict | None = N
     plt.close(fig)
 
 
+def write_summary(path: Path, args, spec, manager, step_time: float, results: dict, passed: bool) -> dict:
+    """Write the run's JSON summary beside the USD and PNG: stepping mode (and the eager stage, if any), speed,
+    the scene's checks (value, bound, pass) and whether all passed; returns it."""
+    summary = {
+        "scene": args.scene,
+        "description": spec.description,
+        "num_envs": args.num_envs,
+        "frames": args.frames,
+        "physics_dt": args.dt,
+        "decimation": spec.decimation,
+        "num_substeps": spec.num_substeps,
+        "simulated_s": manager.get_simulation_time(),
+        "device": args.device,
+        "step_mode": manager.step_mode(),
+        "eager_reason": manager.eager_reason(),
+        "env_steps_per_s": args.frames / step_time,
+        "checks": {name: r.to_dict() for name, r in results.items()},
+        "passed": passed,
+    }
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scene", choices=scene_names(), default="ant_on_hammock", help="ready scene to run")
     parser.add_argument("--num-envs", type=positive_int, default=1, help="number of envs (Newton worlds)")
-    parser.add_argument("--frames", type=positive_int, default=60, help="env steps to run and record")
+    parser.add_argument(
+        "--frames", type=positive_int, default=None, help="env steps to run and record; default: the scene's own"
+    )
     parser.add_argument(
         "--dt", type=positive_float, default=None, help="physics step [s]; default: the scene's own, else 1/240"
     )
     parser.add_argument("--device", default="cpu", help="Warp device, e.g. cpu or cuda:0")
     parser.add_argument("--output", default="output", help="folder for the .usda animation and the .png plot")
     parser.add_argument("--eager", action="store_true", help="do not capture the decimation loop as a graph")
+    parser.add_argument(
+        "--video",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="write <scene>.mp4: env 0 through a ray-traced camera framed on it, one frame per env step (default on)",
+    )
+    parser.add_argument("--video_width", type=positive_int, default=240, help="video width [pixels]")
+    parser.add_argument("--video_height", type=positive_int, default=180, help="video height [pixels]")
     args = parser.parse_args(argv)
 
     wp.config.quiet = True
     spec = get_scene(args.scene)
-    if args.dt is None:
-        args.dt = spec.physics_dt if spec.physics_dt is not None else 1.0 / 240.0
+    args.frames = args.frames or spec.frames
     scene_cfg = spec.scene_cfg(num_envs=args.num_envs)
-    coupler = spec.coupler(scene_cfg)
+    sim_cfg = spec.simulation_cfg(device=args.device, dt=args.dt, use_cuda_graph=not args.eager)
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
-    sim = SimulationContext(
-        SimulationCfg(
-            dt=args.dt,
-            device=args.device,
-            physics=NewtonCfg(solver_cfg=coupler, num_substeps=spec.num_substeps, use_cuda_graph=not args.eager),
-        )
-    )
+    start = time.perf_counter()
+    cameras = [CameraCfg(width=args.video_width, height=args.video_height)] if args.video else []
+    sim = launch(scene_cfg, sim_cfg, cameras=cameras)
     manager = sim.physics_manager
+    video = (
+        VideoWriter(out / f"{args.scene}.mp4", fps=1.0 / (spec.decimation * sim.get_physics_dt()))
+        if args.video
+        else None
+    )
     try:
-        builder = manager.create_builder()
-        spec.build(builder, scene_cfg)
-        manager.set_builder(builder)
-        start = time.perf_counter()
-        sim.reset()
-        manager.set_decimation(spec.decimation)
-        print(f"Initialized in {time.perf_counter() - start:.1f} s (finalize, ownership, solver, warm-up, capture)")
+        args.dt = sim.get_physics_dt()
+        coupler = sim.cfg.physics.solver_cfg
+        print(
+            f"Initialized in {time.perf_counter() - start:.1f} s (build, finalize, ownership, solver, warm-up, capture)"
+        )
         print_summary(args.scene, spec, coupler, manager, args.num_envs, sim.device)
 
         model = manager.get_model()
@@ -188,6 +219,8 @@ def main(argv: list[str] | None = None) -> dict:
             state = manager.get_state_0()
             manager.sync_transforms_to_usd(time_code=frame)
             manager.sync_particles_to_usd(time_code=frame)
+            if model.particle_count:  # assets that write themselves back (USD-authored deformables)
+                scene_cfg.write_usd(stage, state.particle_q.numpy(), frame)
             z = state.body_q.numpy()[:, 2] if model.body_count else np.zeros(0)
             heights.append(np.stack([z[body_world == e][:bodies_per_env] for e in range(args.num_envs)]))
             pz = state.particle_q.numpy()[:, 2] if model.particle_count else np.zeros(0)
@@ -198,6 +231,9 @@ def main(argv: list[str] | None = None) -> dict:
                 positions.append(joint_q[0].cpu().numpy().copy())
 
         record(0)
+        checks = scene_cfg.checks()  # the scene's success checks, recorded after every env step
+        for check in checks:
+            check.start(manager)
         step_time = 0.0
         for frame in tqdm(range(1, args.frames + 1), desc="env steps", unit="step"):
             t0 = time.perf_counter()
@@ -207,7 +243,12 @@ def main(argv: list[str] | None = None) -> dict:
             wp.synchronize()
             step_time += time.perf_counter() - t0
             record(frame)
+            for check in checks:
+                check.record(manager, frame * frame_time)
+            if video is not None:
+                video.write(manager.get_camera_sensor(0).rgb[0])
         stage.GetRootLayer().Save()
+        video_path = video.close() if video is not None else None
         heights_arr, lowest_arr = np.array(heights), np.array(lowest).reshape(len(times), -1)
         joints = None
         if controller:
@@ -237,22 +278,33 @@ def main(argv: list[str] | None = None) -> dict:
             part = f", lowest particle {lowest_arr[-1, env]:.3f} m" if lowest_arr.shape[1] else ""
             print(f"env {env}: {body}{part}")
         print(f"All values finite: {finite}")
-        print(f"Wrote {out / (args.scene + '.usda')} and {out / (args.scene + '.png')}")
+        results = {r.name: r for r in (check.result(manager) for check in checks)}
+        for r in results.values():
+            print(f"check {r.name}: {r.value:.4g} {r.unit} (expected {r.expected}) {'PASS' if r.passed else 'FAIL'}")
+        passed = finite and all(r.passed for r in results.values())
+        summary = write_summary(out / f"{args.scene}.json", args, spec, manager, step_time, results, passed)
+        written = [out / f"{args.scene}.usda", out / f"{args.scene}.png", *([video_path] if video_path else [])]
+        written.append(out / f"{args.scene}.json")
+        print("Wrote " + ", ".join(str(path) for path in written))
         return {
             "finite": finite,
             "usda": out / f"{args.scene}.usda",
             "png": out / f"{args.scene}.png",
+            "mp4": video_path,
             "heights": heights_arr,
             "lowest": lowest_arr,
             "captured": manager.is_graph_captured(),
             "step_mode": manager.step_mode(),
             "env_steps_per_s": args.frames / step_time,
             "joints": joints,
+            "checks": results,
+            "passed": passed,
+            "summary": summary,
         }
     finally:
         sim.clear_instance()
 
 
 if __name__ == "__main__":
-    # A simulation that ended with non-finite values is a failed run.
-    sys.exit(0 if main()["finite"] else 1)
+    # A simulation that ended with non-finite values or failed one of the scene's checks is a failed run.
+    sys.exit(0 if main()["passed"] else 1)

@@ -2,14 +2,28 @@
 
 The task is a gymnasium id registered by a module in ``configs/`` (an unknown id lists them); its
 registration names the env config and the rsl-rl runner config. The run folder
-``<log_root>/<experiment>/<time>_seed<N>`` receives rsl-rl's tensorboard log and checkpoints
-(``model_<it>.pt``), the exported policy (``exported/policy.pt`` TorchScript and
-``exported/policy.onnx``), the learning curve ``learning_curve.png`` and ``result.json``: the
-mean return of the random policy, of the task's scripted oracle (when it has one) and of the
-trained policy (deterministic) on the same number of whole episodes, and the training wall time.
+``<log_root>/<experiment>/<time>_seed<N>[_<run_name>]`` (the time with microseconds; a run that finds
+the name taken gets ``-1``, ``-2``... after the time, so runs never share a folder) receives rsl-rl's
+tensorboard log and checkpoints (``model_<it>.pt``), the exported policy (``exported/policy.pt``
+TorchScript and ``exported/policy.onnx``), the learning curve ``learning_curve.png`` and
+``result.json``: the mean return of the random policy, of the task's scripted oracle (when it has one)
+and of the trained policy (deterministic) on the same number of whole episodes, and the training wall
+time.
+
+Everything that can fail fast is checked before the env is built: the task id, every number, the
+seed, ``--run_name`` (one folder name), the log root (a writable folder), the configs with the
+overrides applied; then the run folder is created.
+
+``--distributed`` trains with one process per device under ``torchrun`` (Isaac Lab's multi-GPU
+training): every process runs its own simulation with ``--num_envs`` envs and the seed plus its rank;
+rsl-rl averages the gradients with ``torch.distributed`` (Gloo on CPUs, NCCL on GPUs: ``--device
+cuda`` gives process k the GPU ``cuda:<local rank>``); only rank 0 writes the run folder. The
+evaluations run on every process's envs and are averaged. More machines: ``torchrun``'s own
+``--nnodes``, ``--node_rank`` and ``--rdzv_endpoint`` (or ``--master_addr`` / ``--master_port``).
 
     python scripts/train.py --task Isaac-Arm-Press-Cloth-Direct-v0
     python scripts/train.py --task Isaac-Arm-Press-Cloth-Direct-v0 --seed 1 --num_envs 32 --max_iterations 250
+    torchrun --nproc_per_node=2 scripts/train.py --distributed --num_envs 16
     tensorboard --logdir logs/rsl_rl
 """
 
@@ -17,18 +31,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from datetime import datetime
 from pathlib import Path
 
 import torch
 import warp as wp
+from rl_common import (
+    add_common_arguments,
+    export_policy,
+    folder_name_arg,
+    log_root_arg,
+    make_env,
+    policy_function,
+    reference_returns,
+    task_configs,
+)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root holds `configs/` (not installed)
-from rl_common import add_common_arguments, export_policy, make_env, policy_function, reference_returns, task_configs
-
-from isaaclab_contrib.rl import RslRlVecEnvWrapper, evaluate_policy
+from isaaclab_contrib.rl import RslRlVecEnvWrapper, create_run_dir, evaluate_policy
 from isaaclab_contrib.utils.cli import positive_int
 
 
@@ -71,61 +90,131 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common_arguments(parser)
     parser.add_argument("--max_iterations", "--max-iterations", type=positive_int, default=None, help="PPO updates")
-    parser.add_argument("--log_root", "--log-root", default="logs/rsl_rl", help="root folder of the runs")
-    parser.add_argument("--run_name", "--run-name", default=None, help="suffix of the run folder")
+    parser.add_argument(
+        "--log_root", "--log-root", type=log_root_arg, default=Path("logs/rsl_rl"), help="root folder of the runs"
+    )
+    parser.add_argument("--run_name", "--run-name", type=folder_name_arg, default=None, help="suffix of the run folder")
+    parser.add_argument(
+        "--distributed", action="store_true", help="one process per device under torchrun (Gloo on CPUs, NCCL on GPUs)"
+    )
     args = parser.parse_args(argv)
     wp.config.quiet = True
-    from rsl_rl.runners import OnPolicyRunner
+    from isaaclab_contrib.rl.distributed import DistributedOnPolicyRunner, init_distributed, torchrun_env
 
-    env_cfg, agent_cfg = task_configs(args)
+    try:
+        launched = torchrun_env()
+    except ValueError as err:
+        parser.error(str(err))
+    if launched is not None and launched[2] > 1 and not args.distributed:
+        parser.error(f"started by torchrun with WORLD_SIZE={launched[2]}: add --distributed")
+    if args.distributed and launched is None:
+        parser.error("--distributed needs torchrun: torchrun --nproc_per_node=N scripts/train.py --distributed ...")
+    rank = launched[0] if args.distributed else 0
+    env_cfg, agent_cfg = task_configs(args, rank=rank)
     if args.max_iterations is not None:
         agent_cfg.max_iterations = args.max_iterations
     if args.run_name is not None:
         agent_cfg.run_name = args.run_name
     train_cfg = agent_cfg.to_rsl_rl()  # validates
-    stamp = datetime.now().strftime("%Y-%m-%d_%H-%M-%S")
-    suffix = f"_{agent_cfg.run_name}" if agent_cfg.run_name else ""
-    log_dir = Path(args.log_root) / agent_cfg.experiment_name / f"{stamp}_seed{agent_cfg.seed}{suffix}"
-    print(f"[train] task {args.task}: {env_cfg.num_envs} envs, seed {agent_cfg.seed}, log dir {log_dir}")
+    context = None
+    if args.distributed:
+        try:
+            context = init_distributed(env_cfg.sim.device)
+        except (RuntimeError, ValueError) as err:
+            parser.error(str(err))
+        env_cfg.sim.device = context.device
+    main_process = context is None or context.is_main
+    world = 1 if context is None else context.world_size
+    log_dir = None
+    if main_process:
+        try:
+            log_dir = create_run_dir(args.log_root, agent_cfg.experiment_name, agent_cfg.seed, agent_cfg.run_name)
+        except (OSError, TypeError, ValueError) as err:
+            parser.error(f"cannot create the run folder: {err}")
+    where = f"log dir {log_dir}" if log_dir is not None else f"rank {rank} of {world}"
+    print(f"[train] task {args.task}: {env_cfg.scene.num_envs} envs, seed {agent_cfg.seed}, {where}", flush=True)
+    try:
+        return _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, DistributedOnPolicyRunner)
+    except BaseException:
+        if log_dir is not None and log_dir.is_dir() and not any(log_dir.iterdir()):
+            log_dir.rmdir()  # nothing was written: leave no empty run folder behind
+        raise
+    finally:
+        if context is not None:
+            import torch.distributed as dist
 
+            if dist.is_initialized():
+                dist.destroy_process_group()
+
+
+def _mean_over_processes(values: dict, context) -> dict:
+    """*values* (numbers or ``None``) averaged over the processes (every process evaluates the same number of
+    episodes, so the mean of the means is the mean over all episodes)."""
+    if context is None or context.world_size == 1:
+        return values
+    import torch.distributed as dist
+
+    keys = [k for k, v in values.items() if v is not None]
+    local = torch.tensor([float(values[k]) for k in keys], dtype=torch.float64)
+    if context.backend == "nccl":
+        local = local.to(context.device)
+    dist.all_reduce(local, op=dist.ReduceOp.SUM)
+    averaged = dict(values)
+    averaged.update({k: float(v) / context.world_size for k, v in zip(keys, local.cpu().tolist(), strict=True)})
+    return averaged
+
+
+def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) -> dict:
     torch.manual_seed(agent_cfg.seed)
+    world = 1 if context is None else context.world_size
+    main_process = context is None or context.is_main
     env = make_env(args.task, env_cfg)
     try:
         unwrapped = env.unwrapped
         episodes = args.eval_episodes
-        result: dict = {"task": args.task, "seed": agent_cfg.seed, "num_envs": env_cfg.num_envs}
-        result.update(reference_returns(args.task, env, episodes, agent_cfg.seed))
-        count = episodes * env_cfg.num_envs
-        print(f"[train] random policy: mean return {result['random_return']:.2f} over {count} episodes")
-        if result["oracle_return"] is not None:
-            print(f"[train] scripted oracle: mean return {result['oracle_return']:.2f} over {count} episodes")
+        num_envs = env_cfg.scene.num_envs
+        result: dict = {
+            "task": args.task,
+            "seed": agent_cfg.seed,
+            "num_envs": num_envs,
+            "processes": world,
+            "total_envs": num_envs * world,
+        }
+        result.update(_mean_over_processes(reference_returns(args.task, env, episodes, agent_cfg.seed), context))
+        count = episodes * num_envs * world
+        if main_process:
+            print(f"[train] random policy: mean return {result['random_return']:.2f} over {count} episodes")
+            if result["oracle_return"] is not None:
+                print(f"[train] scripted oracle: mean return {result['oracle_return']:.2f} over {count} episodes")
 
         unwrapped.reset(seed=agent_cfg.seed)
         vec_env = RslRlVecEnvWrapper(env)
-        runner = OnPolicyRunner(vec_env, train_cfg, log_dir=str(log_dir), device=str(unwrapped.torch_device))
+        device = str(unwrapped.torch_device)
+        runner = runner_class(vec_env, train_cfg, log_dir=None if log_dir is None else str(log_dir), device=device)
         start = time.perf_counter()
         runner.learn(num_learning_iterations=agent_cfg.max_iterations, init_at_random_ep_len=True)
         train_seconds = time.perf_counter() - start
-        samples_per_iteration = agent_cfg.num_steps_per_env * env_cfg.num_envs
+        samples_per_iteration = agent_cfg.num_steps_per_env * num_envs * world
         result["train_seconds"] = train_seconds
         result["env_steps"] = agent_cfg.max_iterations * samples_per_iteration
 
-        policy = runner.get_inference_policy(device=str(unwrapped.torch_device))
-        trained = evaluate_policy(unwrapped, policy_function(policy, env_cfg.num_envs), episodes, seed=agent_cfg.seed)
-        result["trained_return"] = trained["mean"]
+        policy = runner.get_inference_policy(device=device)
+        trained = evaluate_policy(unwrapped, policy_function(policy, num_envs), episodes, seed=agent_cfg.seed)
+        result["trained_return"] = _mean_over_processes({"mean": trained["mean"]}, context)["mean"]
         if result["oracle_return"]:
-            result["trained_over_oracle"] = trained["mean"] / result["oracle_return"]
-        exported = log_dir / "exported"
-        export_policy(runner, exported)
-        title = f"{args.task}: rsl-rl PPO, seed {agent_cfg.seed}"
+            result["trained_over_oracle"] = result["trained_return"] / result["oracle_return"]
+        if not main_process:
+            return result
+        export_policy(runner, log_dir / "exported")
+        title = f"{args.task}: rsl-rl PPO, seed {agent_cfg.seed}" + (f", {world} processes" if world > 1 else "")
         plot_curve(log_dir / "learning_curve.png", log_dir, samples_per_iteration, result, title)
         (log_dir / "result.json").write_text(json.dumps(result, indent=2))
         ratio = (
             f" = {100 * result['trained_over_oracle']:.0f} % of the oracle" if "trained_over_oracle" in result else ""
         )
         print(
-            f"[train] trained policy: mean return {trained['mean']:.2f}{ratio} (random {result['random_return']:.2f}) after "
-            f"{result['env_steps']} env steps in {train_seconds:.0f} s"
+            f"[train] trained policy: mean return {result['trained_return']:.2f}{ratio} (random "
+            f"{result['random_return']:.2f}) after {result['env_steps']} env steps in {train_seconds:.0f} s"
         )
         print(
             f"[train] wrote {log_dir}/model_*.pt, exported/policy.pt, exported/policy.onnx, learning_curve.png, result.json"

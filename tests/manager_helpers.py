@@ -4,42 +4,35 @@ from __future__ import annotations
 
 import numpy as np
 
-from configs.box_on_cloth import (
-    BoxOnClothSceneCfg,
-    admm_coupler_cfg,
-    build_box_on_cloth,
-    proxy_coupler_cfg,
-)
 from isaaclab_contrib.coupling import NewtonCouplerManager
-from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
+from isaaclab_contrib.physics import NewtonCfg, SimulationCfg
+from isaaclab_contrib.scenes import launch
+from isaaclab_coupling_configs.box_on_cloth import BoxOnClothSceneCfg
 
 STATE_FIELDS = ("body_q", "body_qd", "particle_q", "particle_qd", "joint_q", "joint_qd")
 DT = 1.0 / 240.0
 
 
 def cheap_coupler(kind: str):
-    """The scene's coupler with few iterations: bitwise comparisons need no converged physics."""
-    cfg = admm_coupler_cfg() if kind == "admm" else proxy_coupler_cfg()
+    """The scene's coupler (``"admm"`` or ``"proxy"``) with few iterations: bitwise comparisons need no
+    converged physics."""
+    cfg = BoxOnClothSceneCfg(coupling=kind).coupler_cfg()
     cfg.iterations = 2
     cfg.entries[1].solver_cfg.iterations = 2
     return cfg
 
 
 def small_scene(num_envs: int = 1) -> BoxOnClothSceneCfg:
-    return BoxOnClothSceneCfg(num_envs=num_envs, cloth_cells=4, cloth_cell_size=0.1)
+    """The box-on-cloth scene with a 4 x 4-cell cloth of 10 cm cells."""
+    scene = BoxOnClothSceneCfg(num_envs=num_envs)
+    scene.cloth.cells, scene.cloth.cell_size = 4, 0.1
+    return scene
 
 
 def start(coupler, *, graph: bool, substeps: int, decimation: int, scene: BoxOnClothSceneCfg, device: str = "cpu"):
-    sim = SimulationContext(
-        SimulationCfg(
-            dt=DT, device=device, physics=NewtonCfg(num_substeps=substeps, use_cuda_graph=graph, solver_cfg=coupler)
-        )
-    )
-    builder = NewtonCouplerManager.create_builder()
-    build_box_on_cloth(builder, scene)
-    NewtonCouplerManager.set_builder(builder)
-    sim.reset()
-    NewtonCouplerManager.set_decimation(decimation)
+    """:func:`~isaaclab_contrib.scenes.launch` *scene* with *coupler*; returns the active context."""
+    physics = NewtonCfg(num_substeps=substeps, use_cuda_graph=graph, solver_cfg=coupler, decimation=decimation)
+    sim = launch(scene, SimulationCfg(dt=DT, device=device, physics=physics))
     assert NewtonCouplerManager.is_graph_captured() == graph, NewtonCouplerManager.eager_reason()
     return sim
 

@@ -7,13 +7,28 @@ import numpy as np
 import pytest
 import torch
 
-from configs.arm_press_cloth_task import TASK_ID, ArmPressClothEnv, ArmPressClothEnvCfg, arm_ik, oracle_policy
+from isaaclab_contrib.physics import SimulationContext
+from isaaclab_coupling_configs.arm_press_cloth_task import (
+    TASK_ID,
+    ArmPressClothEnv,
+    ArmPressClothEnvCfg,
+    arm_ik,
+    oracle_policy,
+)
 
 N = 4
 
 
-def make(device: str, **kw) -> ArmPressClothEnv:
-    return ArmPressClothEnv(ArmPressClothEnvCfg(num_envs=N, seed=5, device=device, **kw))
+def config(num_envs: int = N, device: str = "cpu", use_graph: bool = True, **kw) -> ArmPressClothEnvCfg:
+    cfg = ArmPressClothEnvCfg(**kw)
+    cfg.scene.num_envs = num_envs
+    cfg.sim.device = device
+    cfg.sim.physics.use_cuda_graph = use_graph
+    return cfg
+
+
+def make(device: str, use_graph: bool = True, **kw) -> ArmPressClothEnv:
+    return ArmPressClothEnv(config(N, device, use_graph, seed=5, **kw))
 
 
 def rollout(env: ArmPressClothEnv, actions: torch.Tensor, before_step=None):
@@ -28,7 +43,7 @@ def rollout(env: ArmPressClothEnv, actions: torch.Tensor, before_step=None):
 
 
 def test_inverse_kinematics_inverts_the_arm():
-    cfg = ArmPressClothEnvCfg()
+    cfg = ArmPressClothEnvCfg().scene.arm
     y = torch.tensor([0.0, 0.03, -0.02, 0.0], dtype=torch.float64)
     z = torch.tensor([0.07, 0.0, -0.05, -0.1], dtype=torch.float64)
     shoulder, elbow = arm_ik(cfg, y, z)
@@ -50,19 +65,19 @@ def test_shapes_spaces_and_the_default_pose(device):
         assert env.observation_space.shape == (N, 10)
         m = env.measurements()
         # Joints start at the default pose: fingertip start_gap above the cloth center.
-        cfg = env.cfg
+        arm = env.cfg.scene.arm
         torch.testing.assert_close(m["tip_y"], torch.zeros(N), atol=1e-5, rtol=0)
         torch.testing.assert_close(
-            m["tip_z"], torch.full((N,), cfg.fingertip_radius + cfg.start_gap), atol=1e-5, rtol=0
+            m["tip_z"], torch.full((N,), arm.fingertip_radius + arm.start_gap), atol=1e-5, rtol=0
         )
         # The body the Steel entry simulates sits where the joint angles say (FK was run on reset).
         model = env.manager.get_model()
         forearm = model.body_label.index("/World/envs/env_0/Arm/forearm")
         body_q = env.manager.get_state_0().body_q.numpy()[forearm]
         angle = float(m["q"][0].sum())
-        tip_world = body_q[:3] + cfg.link_length * np.array([0.0, math.cos(angle), math.sin(angle)])
+        tip_world = body_q[:3] + arm.link_length * np.array([0.0, math.cos(angle), math.sin(angle)])
         np.testing.assert_allclose(
-            tip_world[1:], [float(m["tip_y"][0]), cfg.cloth_height + float(m["tip_z"][0])], atol=1e-5
+            tip_world[1:], [float(m["tip_y"][0]), env.cfg.scene.cloth.height + float(m["tip_z"][0])], atol=1e-5
         )
         for _ in range(6):
             obs, reward, terminated, truncated, extras = env.step(torch.zeros(N, 2))
@@ -142,7 +157,7 @@ def test_eager_and_captured_rollouts_are_identical(device):
     actions = torch.rand(20, N, 2, generator=torch.Generator().manual_seed(1)) * 2 - 1
     results = []
     for graph in (True, False):
-        env = make(device, use_graph=graph)
+        env = make(device, graph)
         try:
             assert env.manager.is_graph_captured() == graph
             results.append(rollout(env, actions))
@@ -166,7 +181,7 @@ def test_steps_under_inference_mode_leave_buffers_usable_outside(device):
 
 
 def test_gymnasium_make_builds_the_task_from_its_id():
-    cfg = ArmPressClothEnvCfg(num_envs=2)
+    cfg = config(2)
     env = gym.make(TASK_ID, cfg=cfg)
     try:
         assert isinstance(env.unwrapped, ArmPressClothEnv) and env.unwrapped.num_envs == 2
@@ -176,22 +191,39 @@ def test_gymnasium_make_builds_the_task_from_its_id():
         env.close()
     with pytest.raises(TypeError, match="unexpected keyword arguments"):
         gym.make(TASK_ID, cfg=cfg, num_env=3)
-    with pytest.raises(ValueError, match="render_mode must be None"):
-        gym.make(TASK_ID, cfg=cfg, render_mode="human")
+    with pytest.raises(ValueError, match="render_mode must be"):
+        ArmPressClothEnv(cfg, render_mode="human")  # (gym.make turns "human" into rgb_array + HumanRendering)
     with pytest.raises(TypeError, match="cfg must be a CoupledDirectEnvCfg"):
         gym.make(TASK_ID, cfg={"num_envs": 2})
 
 
+def _set(cfg, path: str, value) -> None:
+    *parents, name = path.split(".")
+    target = cfg
+    for parent in parents:
+        target = target[parent] if isinstance(target, dict) else getattr(target, parent)
+    setattr(target, name, value)
+
+
 @pytest.mark.parametrize(
-    ("change", "match"),
+    ("path", "value", "match"),
     [
-        ({"cloth_cells": 5}, "cloth_cells must be even"),
-        ({"target_depth_range": (0.07, 0.03)}, "low <= high"),
-        ({"link_length": 0.1}, "link_length 0.1 m is too short"),
-        ({"action_scale": float("nan")}, "action_scale must not be NaN"),
-        ({"stiffness": -1.0}, "stiffness must be >= 0"),
+        ("scene.cloth.cells", 5, r"ArmPressClothEnvCfg\.scene\.cloth\.cells must be even"),
+        ("target_depth_range", (0.07, 0.03), "low <= high"),
+        ("scene.arm.link_length", 0.1, r"ArmPressClothEnvCfg\.scene\.arm\.link_length 0\.1 m is too short"),
+        ("scene.arm.init_state.pos", (0.0, 0.1, 0.3), r"scene\.arm\.init_state\.pos .* must be the cloth center"),
+        ("action_scale", float("nan"), r"ArmPressClothEnvCfg\.action_scale must not be NaN"),
+        (
+            "scene.arm.actuators.arm.stiffness",
+            -1.0,
+            r"scene\.arm\.actuators\['arm'\]: IdealPDActuatorCfg\.stiffness must be >= 0",
+        ),
+        ("sim.dt", 0.0, r"ArmPressClothEnvCfg\.sim: SimulationCfg\.dt must be > 0"),
     ],
 )
-def test_bad_task_configs_are_refused_before_a_simulation_starts(change, match):
+def test_bad_task_configs_are_refused_before_a_simulation_starts(path, value, match):
+    cfg = config(1)
+    _set(cfg, path, value)
     with pytest.raises(ValueError, match=match):
-        ArmPressClothEnv(ArmPressClothEnvCfg(num_envs=1, **change))
+        ArmPressClothEnv(cfg)
+    assert SimulationContext.instance() is None

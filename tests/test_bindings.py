@@ -59,6 +59,9 @@ def test_graph_blockers_name_the_configuration():
         "SolverImplicitMPM supports outer graph capture only on CUDA devices, not 'cpu'"
     ]
     assert "grid_type='dense'" in blockers(MPMSolverCfg(grid_type="dense"))[0]
+    # Newton's capture rule needs a positive active-cell capacity for a fixed grid too.
+    assert "unbounded fixed grid" in blockers(MPMSolverCfg(grid_type="fixed"))[0]
+    assert not any("unbounded" in b for b in blockers(MPMSolverCfg(grid_type="fixed", max_active_cell_count=64)))
     assert "use_mujoco_cpu" in blockers(MJWarpSolverCfg(use_mujoco_cpu=True))[0]
     assert blockers(MJWarpSolverCfg()) == [] and blockers(SteelSolverCfg()) == []
 
@@ -75,7 +78,8 @@ def test_coupled_binding_aggregates_its_entries():
     assert binding.solver_cfgs(cfg) == [cfg.entries[0].solver_cfg, cfg.entries[1].solver_cfg]
     assert binding.needs_collision_pipeline(cfg)  # the Steel entry consumes pipeline contacts
     assert binding.graph_blockers(cfg, "cpu") == [
-        "entry 'sand': MPMSolverCfg has an unbounded sparse grid (grid_type='sparse', max_active_cell_count=-1)",
+        "entry 'sand': MPMSolverCfg has an unbounded sparse grid (grid_type='sparse', max_active_cell_count=-1): "
+        "Newton captures only a positive active-cell capacity",
         "entry 'sand': SolverImplicitMPM supports outer graph capture only on CUDA devices, not 'cpu'",
     ]
     builder = newton.ModelBuilder()

@@ -5,13 +5,8 @@ import numpy as np
 import pytest
 import warp as wp
 
-from configs.box_on_cloth import (
-    BoxOnClothSceneCfg,
-    admm_coupler_cfg,
-    build_box_on_cloth,
-    proxy_coupler_cfg,
-)
 from isaaclab_contrib.coupling import build_coupled_solver, finalize_builder, prepare_builder, resolve_coupling
+from isaaclab_coupling_configs.box_on_cloth import BoxOnClothSceneCfg
 
 STEPS = 200
 DT = 1.0 / 240.0
@@ -21,7 +16,7 @@ MAX_SAG = 0.06  # [m] a 0.1 kg box on the 40 cm cloth pinned along two edges sag
 def make_model(scene: BoxOnClothSceneCfg, coupler, device: str):
     builder = newton.ModelBuilder()
     prepare_builder(builder, coupler)
-    build_box_on_cloth(builder, scene)
+    scene.build(builder)
     finalize_builder(builder, coupler)
     return builder.finalize(device=device)
 
@@ -59,14 +54,14 @@ def check_rests_on_cloth(scene, heights, state):
     body_q, body_qd = state.body_q.numpy(), state.body_qd.numpy()
     particles = state.particle_q.numpy()
     assert np.isfinite(body_q).all() and np.isfinite(body_qd).all() and np.isfinite(particles).all()
-    bottom = heights[-1] - scene.box_half_extent
+    bottom = heights[-1] - 0.5 * scene.box.spawn.size[2]
     # Above the pinned edge minus a sensible sag, and not hovering above the cloth.
-    assert np.all(bottom > scene.cloth_height - MAX_SAG), bottom
-    assert np.all(bottom < scene.cloth_height), bottom
+    assert np.all(bottom > scene.cloth.init_state.pos[2] - MAX_SAG), bottom
+    assert np.all(bottom < scene.cloth.init_state.pos[2]), bottom
     # At rest: the height barely changes over the last 40 steps (1/6 s; heights are every 2 steps).
     assert np.all(np.ptp(heights[-20:], axis=0) < 5e-3), np.ptp(heights[-20:], axis=0)
     # The cloth carries the box: it sags below its pinned edge.
-    sag = scene.cloth_height - particles[:, 2].min()
+    sag = scene.cloth.init_state.pos[2] - particles[:, 2].min()
     assert 0.005 < sag < MAX_SAG
 
 
@@ -78,7 +73,7 @@ def admm_runs(device):
         "offset_2m": BoxOnClothSceneCfg(num_envs=1, env_origin_offset=(2.0, 0.0, 0.0)),
         "three_worlds": BoxOnClothSceneCfg(num_envs=3, env_spacing=2.0),
     }
-    return {name: (scene, *simulate(scene, admm_coupler_cfg(), device)[:2]) for name, scene in cases.items()}
+    return {name: (scene, *simulate(scene, BoxOnClothSceneCfg(coupling="admm").coupler_cfg(), device)[:2]) for name, scene in cases.items()}
 
 
 def test_admm_box_comes_to_rest_on_cloth(admm_runs):
@@ -95,7 +90,7 @@ def test_admm_rest_height_is_independent_of_env_offset(admm_runs):
 
 def test_proxy_box_comes_to_rest_on_cloth(device):
     scene = BoxOnClothSceneCfg(num_envs=2)
-    cfg = proxy_coupler_cfg()
+    cfg = BoxOnClothSceneCfg().coupler_cfg()
     heights, state, solver = simulate(scene, cfg, device)
     check_rests_on_cloth(scene, heights, state)
     # Both worlds rest at the same height (the lagged proxy feedback still rocks the box by a few mm).
@@ -117,7 +112,7 @@ def test_cloth_entry_sees_no_foreign_shape_even_after_model_change(device):
     from isaaclab_contrib.coupling.construction import build_entries
 
     scene = BoxOnClothSceneCfg(num_envs=2)
-    cfg = admm_coupler_cfg()
+    cfg = BoxOnClothSceneCfg(coupling="admm").coupler_cfg()
     model = make_model(scene, cfg, device)
     plan = resolve_coupling(model, cfg)
 

@@ -9,18 +9,20 @@ import numpy as np
 import pytest
 import warp as wp
 
-from configs.ant_on_hammock import AntOnHammockSceneCfg, admm_coupler_cfg, build_ant_on_hammock
 from isaaclab_contrib.coupling import build_coupled_solver, finalize_builder, prepare_builder, resolve_coupling
 from isaaclab_contrib.coupling.construction import build_entries
+from isaaclab_coupling_configs.ant_on_hammock import AntOnHammockSceneCfg
 
 DT = 1.0 / 240.0
 
 
 def ant_model(device):
-    cfg = admm_coupler_cfg()
+    scene = AntOnHammockSceneCfg(num_envs=1)
+    scene.robot.actuators = {}
+    cfg = scene.coupler_cfg()
     builder = newton.ModelBuilder()
     prepare_builder(builder, cfg)
-    build_ant_on_hammock(builder, AntOnHammockSceneCfg(num_envs=1, actuators={}))
+    scene.build(builder)
     finalize_builder(builder, cfg)
     return builder.finalize(device=device), cfg
 

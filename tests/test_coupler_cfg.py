@@ -50,11 +50,6 @@ def test_valid_configs_pass():
         ),
         ([CouplerEntryCfg(name="x")], ValueError, r"solver_cfg"),
         (
-            [CouplerEntryCfg(name="mpm", solver_cfg=MPMSolverCfg(), all_particles=True)],
-            ValueError,
-            r"entries\['mpm'\]\.in_place must be True",
-        ),
-        (
             [CouplerEntryCfg(name="r", solver_cfg=SteelSolverCfg(), bodies=[".*"], in_place=True)],
             ValueError,
             r"entries\['r'\]\.in_place=True, but SteelSolverCfg does not support",
@@ -74,9 +69,10 @@ def test_nested_coupler_is_rejected():
         CouplerAdmmCfg(entries=[CouplerEntryCfg(name="nested", solver_cfg=inner, bodies=[".*"])]).validate()
 
 
-def test_mpm_in_place_is_accepted():
+@pytest.mark.parametrize("in_place", [True, False])
+def test_mpm_in_place_or_not_is_accepted(in_place):
     CouplerAdmmCfg(
-        entries=[CouplerEntryCfg(name="mpm", solver_cfg=MPMSolverCfg(), all_particles=True, in_place=True)]
+        entries=[CouplerEntryCfg(name="mpm", solver_cfg=MPMSolverCfg(), all_particles=True, in_place=in_place)]
     ).validate()
 
 

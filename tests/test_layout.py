@@ -1,19 +1,23 @@
-"""Repository layout: the package never imports the top-level ``configs``; scenes register themselves."""
+"""Repository layout: ``configs/`` is the installed package ``isaaclab_coupling_configs`` (under that name only),
+the package never imports it, scenes register themselves, and scripts run from any directory."""
 
 import os
+import re
 import subprocess
 import sys
+import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-import configs
 import isaaclab_contrib
+import isaaclab_coupling_configs
 from isaaclab_contrib.scenes import SceneBaseCfg, SceneSpec, get_scene, register_scene, registered_scenes, scene_names
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_DIR = Path(isaaclab_contrib.__file__).resolve().parent
+CONFIG_PACKAGE = "isaaclab_coupling_configs"
 
 
 def package_modules() -> list[str]:
@@ -27,22 +31,21 @@ def package_modules() -> list[str]:
     return names
 
 
-def run_python(code: str) -> subprocess.CompletedProcess:
-    """Run *code* in a fresh interpreter from the repository root, where ``import configs`` would succeed."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+def run_python(code: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """Run *code* in a fresh interpreter (from the repository root by default, which ``-c`` puts on ``sys.path``)."""
     return subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
     )
 
 
-def test_package_never_imports_configs():
+def test_package_never_imports_the_configs():
     modules = package_modules()
     assert "isaaclab_contrib.scenes.registry" in modules and "isaaclab_contrib.utils.configclass" in modules
     code = (
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"
         "    importlib.import_module(name)\n"
-        "leaked = sorted(m for m in sys.modules if m == 'configs' or m.startswith('configs.'))\n"
+        f"leaked = sorted(m for m in sys.modules if m.split('.')[0] in ('configs', {CONFIG_PACKAGE!r}))\n"
         "print('LEAKED', leaked)\n"
         "sys.exit(1 if leaked else 0)\n"
     )
@@ -50,29 +53,72 @@ def test_package_never_imports_configs():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_the_configs_folder_is_importable_under_its_package_name_only():
+    assert Path(isaaclab_coupling_configs.__file__).resolve().parent == ROOT / "configs"
+    # From the repository root, where `configs` is a folder on sys.path, the second name is refused.
+    result = run_python("import configs")
+    assert result.returncode != 0 and "import isaaclab_coupling_configs" in result.stderr, result.stderr
+    assert (
+        "." not in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["pythonpath"]
+    )
+
+
+def test_the_installed_package_list_names_every_package_folder():
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    on_disk = {
+        ".".join(path.parent.relative_to(PACKAGE_DIR.parent).parts)
+        for path in PACKAGE_DIR.rglob("*.py")
+        if "__pycache__" not in path.parts
+    }
+    assert set(setuptools["packages"]) == on_disk | {CONFIG_PACKAGE}, "update [tool.setuptools] packages"
+    for package in on_disk:
+        assert (PACKAGE_DIR.parent / package.replace(".", "/") / "__init__.py").exists(), package
+    assert setuptools["package-dir"] == {CONFIG_PACKAGE: "configs"}
+
+
+def test_scripts_do_not_touch_sys_path():
+    for script in sorted((ROOT / "scripts").glob("*.py")):
+        text = script.read_text()
+        assert not re.search(r"sys\.path|PYTHONPATH", text), script.name
+        assert not re.search(r"^\s*(import|from) configs\b", text, re.MULTILINE), script.name
+
+
 def test_every_registered_scene_resolves_and_has_a_scene_base_cfg():
     names = scene_names()
     assert {"ant_on_hammock", "box_on_cloth", "box_on_cloth_admm", "grains_on_cloth", "tool_in_sand"} <= set(names)
-    assert sorted(configs.SCENES) == names
+    assert sorted(isaaclab_coupling_configs.SCENES) == names
     for name in names:
         spec = get_scene(name)
-        assert isinstance(spec, SceneSpec) and configs.SCENES[name] is spec
+        assert isinstance(spec, SceneSpec) and isaaclab_coupling_configs.SCENES[name] is spec
         assert issubclass(spec.scene_cfg, SceneBaseCfg), name
-        assert spec.scene_cfg(num_envs=2).num_envs == 2
+        assert spec.scene_cfg.__module__.startswith(f"{CONFIG_PACKAGE}."), name
+        scene = spec.scene_cfg(num_envs=2)
+        assert scene.num_envs == 2 and scene.assets(), name
+        scene.validate()
     with pytest.raises(KeyError, match="box_on_cloth_admm"):
         get_scene("no_such_scene")
     with pytest.raises(TypeError):
-        configs.SCENES["new"] = get_scene("box_on_cloth")  # a read-only view
+        isaaclab_coupling_configs.SCENES["new"] = get_scene("box_on_cloth")  # a read-only view
 
 
 def test_registering_a_different_spec_under_a_taken_name_raises():
     spec = get_scene("box_on_cloth")
     assert register_scene("box_on_cloth", spec) is spec  # the same spec again is a no-op
-    other = SceneSpec("another box", spec.scene_cfg, spec.build, spec.coupler)
+    other = SceneSpec(spec.scene_cfg, "another box")
     with pytest.raises(ValueError, match="box_on_cloth"):
         register_scene("box_on_cloth", other)
     assert get_scene("box_on_cloth") is spec
     assert "another box" not in [s.description for s in registered_scenes().values()]
+    with pytest.raises(TypeError, match="must be a SceneBaseCfg subclass"):
+        register_scene("not_a_scene", SceneSpec(dict, "a dict"))
+
+
+def test_the_cloth_fields_are_declared_once():
+    """The cloth's fields and ranges live in PinnedClothCfg; scenes and tasks nest it instead of redeclaring them."""
+    for path in sorted((ROOT / "configs").glob("*.py")):
+        text = path.read_text()
+        assert not re.search(r"^\s+(cloth|hammock)_\w+: ", text, re.MULTILINE), path.name
+        assert not re.search(r"\.add_cloth_grid\(", text), path.name
 
 
 @pytest.mark.slow  # one interpreter per module: ~30 s on a 2-core CPU

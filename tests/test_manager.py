@@ -8,7 +8,6 @@ import torch
 import warp as wp
 from manager_helpers import DT, cheap_coupler, run, small_scene, snapshot, start
 
-from configs.box_on_cloth import build_box_on_cloth
 from isaaclab_contrib.coupling import NewtonCouplerManager
 from isaaclab_contrib.physics import NewtonCfg, NewtonManager, PhysicsEvent, SimulationCfg, SimulationContext
 
@@ -23,7 +22,7 @@ def new_sim(coupler, device: str, *, graph: bool = True, substeps: int = 1) -> S
 
 def filled_builder(num_envs: int = 1):
     builder = NewtonCouplerManager.create_builder()
-    build_box_on_cloth(builder, small_scene(num_envs))
+    small_scene(num_envs).build(builder)
     return builder
 
 
@@ -62,7 +61,7 @@ def test_builder_filled_in_model_init_callback(device):
     def fill(manager):
         calls.append(manager)
         builder = manager.create_builder()
-        build_box_on_cloth(builder, small_scene(1))
+        small_scene(1).build(builder)
         manager.set_builder(builder)
 
     NewtonCouplerManager.register_callback(fill, PhysicsEvent.MODEL_INIT, wrap_weak_ref=False)
@@ -328,7 +327,7 @@ def test_base_class_calls_reach_the_coupled_behaviour(device):
     sim = new_sim(cheap_coupler("admm"), device)
     builder = NewtonManager.create_builder()  # the base class: entry solvers' attributes registered
     assert builder.has_custom_attribute("steel:rigid_body_angular_damping")
-    build_box_on_cloth(builder, small_scene(1))
+    small_scene(1).build(builder)
     NewtonManager.set_builder(builder)
     sim.reset()
     solver = NewtonManager.get_solver()

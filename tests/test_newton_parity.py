@@ -2,7 +2,8 @@
 
 Each test runs Newton's installed example headless (its ``Example`` class with
 ``newton.viewer.ViewerNull`` and the arguments its own parser gives, as ``python -m newton.examples
-NAME --viewer null`` would) and the project's config of the same scene (``configs/``) for the same
+NAME --viewer null`` would) and the project's config of the same scene (``configs/``, the package
+``isaaclab_coupling_configs``) for the same
 number of frames, then compares every body and particle state (positions, velocities, joint
 coordinates). The bound is zero: every comparison is ``np.testing.assert_array_equal``. That holds
 because both sides build the same model (same element order, same float32 values; the project's
@@ -31,10 +32,9 @@ import numpy as np
 import pytest
 import warp as wp
 
-from configs import mujoco_vbd_admm, proxy_joint_gripper, softbody_dropping_to_cloth, xpbd_vbd_coupled
-from isaaclab_contrib.coupling import NewtonCouplerManager, build_coupled_solver, finalize_builder, prepare_builder
-from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
-from isaaclab_contrib.scenes import get_scene
+from isaaclab_contrib.coupling import NewtonCouplerManager, build_coupled_solver
+from isaaclab_contrib.scenes import build_model, get_scene, launch
+from isaaclab_coupling_configs import mujoco_vbd_admm, proxy_joint_gripper, softbody_dropping_to_cloth, xpbd_vbd_coupled
 
 STATE_FIELDS = ("body_q", "body_qd", "particle_q", "particle_qd", "joint_q", "joint_qd")
 FRAME_DT = 1.0 / 60.0  # every example steps 60 frames per second
@@ -88,7 +88,6 @@ class PlainLoop:
 
     def __init__(
         self,
-        build: Callable[[Any, Any], None],
         scene_cfg: Any,
         coupler_cfg: Any,
         *,
@@ -97,11 +96,7 @@ class PlainLoop:
         device: str = "cpu",
         before_frame: Callable[[Any, Any, float], None] | None = None,
     ):
-        builder = newton.ModelBuilder()
-        prepare_builder(builder, coupler_cfg)
-        build(builder, scene_cfg)
-        finalize_builder(builder, coupler_cfg)
-        self.model = model = builder.finalize(device=device)
+        self.model = model = build_model(scene_cfg, coupler_cfg, device=device)[0]
         self.solver = build_coupled_solver(model, coupler_cfg)
         self.pipeline = newton.CollisionPipeline(model)
         self.contacts = self.pipeline.contacts()
@@ -139,14 +134,10 @@ def manager_run(scene: str, scene_cfg, coupler_cfg, *, frames: int) -> dict[str,
     M = NewtonCouplerManager
     spec = get_scene(scene)
     assert spec.physics_dt * spec.decimation == pytest.approx(FRAME_DT)
-    physics = NewtonCfg(solver_cfg=coupler_cfg, num_substeps=spec.num_substeps)
-    sim = SimulationContext(SimulationCfg(dt=spec.physics_dt, device="cpu", physics=physics))
+    sim_cfg = spec.simulation_cfg(device="cpu")
+    sim_cfg.physics.solver_cfg = coupler_cfg
+    sim = launch(scene_cfg, sim_cfg)
     try:
-        builder = M.create_builder()
-        spec.build(builder, scene_cfg)
-        M.set_builder(builder)
-        sim.reset()
-        M.set_decimation(spec.decimation)
         assert M.step_mode() == "graph", M.eager_reason()
         t = 0.0
         for _ in range(frames):
@@ -166,10 +157,10 @@ XPBD_FRAMES = 30  # 0.5 s: the bed lands on the cloth (~0.2 s) and is carried by
 @functools.cache
 def xpbd_plain(hide: bool) -> dict[str, np.ndarray]:
     scene = xpbd_vbd_coupled.XpbdVbdCoupledSceneCfg()
-    cfg = xpbd_vbd_coupled.proxy_coupler_cfg(scene)
+    cfg = scene.coupler_cfg()
     if not hide:
         cfg.entries[1].hide_elements = []
-    loop = PlainLoop(xpbd_vbd_coupled.build_xpbd_vbd_coupled, scene, cfg, substeps=8, collide="substep")
+    loop = PlainLoop(scene, cfg, substeps=8, collide="substep")
     return loop.run(XPBD_FRAMES)
 
 
@@ -184,7 +175,7 @@ def test_xpbd_vbd_coupled_matches_newton_bitwise(device):
 def test_xpbd_vbd_coupled_through_the_manager_matches_the_plain_flow(device):
     cpu_only(device)
     scene = xpbd_vbd_coupled.XpbdVbdCoupledSceneCfg()
-    cfg = xpbd_vbd_coupled.proxy_coupler_cfg(scene)
+    cfg = scene.coupler_cfg()
     ours = manager_run("xpbd_vbd_coupled", scene, cfg, frames=XPBD_FRAMES)
     assert_bitwise_equal(ours, xpbd_plain(hide=True))
     assert_bitwise_equal(ours, newton_example("xpbd_vbd_coupled_solver", XPBD_FRAMES))
@@ -193,12 +184,11 @@ def test_xpbd_vbd_coupled_through_the_manager_matches_the_plain_flow(device):
 # ------------------------------------------------------------------------------ softbody_dropping_to_cloth
 def softbody_plain(frames: int, *, hide: bool = True) -> dict[str, np.ndarray]:
     scene = softbody_dropping_to_cloth.SoftbodyOnClothSceneCfg()
-    cfg = softbody_dropping_to_cloth.proxy_coupler_cfg(scene)
+    cfg = scene.coupler_cfg()
     if not hide:
         for entry in cfg.entries:
             entry.hide_elements = []
-    build = softbody_dropping_to_cloth.build_softbody_dropping_to_cloth
-    return PlainLoop(build, scene, cfg, substeps=10, collide="substep").run(frames)
+    return PlainLoop(scene, cfg, substeps=10, collide="substep").run(frames)
 
 
 def test_softbody_dropping_to_cloth_matches_newton_bitwise_in_free_fall(device):
@@ -214,13 +204,12 @@ def test_softbody_dropping_to_cloth_matches_newton_bitwise_after_contact(device)
     frames = 45  # the block meets the cloth after ~0.4 s (24 frames) and bounces on it
     theirs = newton_example("softbody_dropping_to_cloth", frames, ("--solver", "coupled"))
     scene = softbody_dropping_to_cloth.SoftbodyOnClothSceneCfg()
-    cfg = softbody_dropping_to_cloth.proxy_coupler_cfg(scene)
-    ours = manager_run("softbody_dropping_to_cloth", scene, cfg, frames=frames)
+    ours = manager_run("softbody_dropping_to_cloth", scene, scene.coupler_cfg(), frames=frames)
     assert_bitwise_equal(ours, theirs)
-    _, block = softbody_dropping_to_cloth.particle_ids(scene)
+    block = scene.particle_ids("block")
     # It met the cloth and is held there: in free fall it would be on the ground by now (0.75 s from 2 m).
     lowest = ours["particle_q"][block, 2].min()
-    assert scene.cloth_height - 0.3 < lowest < scene.cloth_height + 0.3
+    assert scene.cloth.height - 0.3 < lowest < scene.cloth.height + 0.3
     # Each VBD entry must hide the other body's elements: without that, ~4 cm apart after contact.
     assert max_differences(softbody_plain(frames, hide=False), theirs)["particle_q"] > 0.01
 
@@ -235,11 +224,10 @@ def gripper_scene(scenario: str) -> proxy_joint_gripper.GripperSceneCfg:
 
 def gripper_plain(scenario: str, *, proxy_joints: bool = True) -> dict[str, np.ndarray]:
     scene = gripper_scene(scenario)
-    cfg = proxy_joint_gripper.proxy_coupler_cfg(scene)
+    cfg = scene.coupler_cfg()
     if not proxy_joints:
         cfg.proxies[0].joints = []
     loop = PlainLoop(
-        proxy_joint_gripper.build_proxy_joint_gripper,
         scene,
         cfg,
         substeps=6,
@@ -274,10 +262,10 @@ def test_the_harsh_grip_keeps_the_block_only_with_proxy_joints(device):
     def run(cfg):
         return manager_run("proxy_joint_gripper_harsh", scene, cfg, frames=GRIP_FRAMES)
 
-    ours = run(proxy_joint_gripper.proxy_coupler_cfg(scene))
+    ours = run(scene.coupler_cfg())
     assert_bitwise_equal(ours, newton_example("proxy_joint_gripper", GRIP_FRAMES, ("--scenario", "harsh")))
     assert block_in_grip(ours, scene) < 0.1
-    without = proxy_joint_gripper.proxy_coupler_cfg(scene)
+    without = scene.coupler_cfg()
     without.proxies[0].joints = []
     assert block_in_grip(run(without), scene) > 0.2  # pushed out of the grip
 
@@ -288,9 +276,9 @@ ADMM_FRAMES = 30
 
 def admm_plain(*, update_joint_coordinates: bool = True) -> dict[str, np.ndarray]:
     scene = mujoco_vbd_admm.AttachedBallSceneCfg()
-    cfg = mujoco_vbd_admm.admm_coupler_cfg(scene)
+    cfg = scene.coupler_cfg()
     cfg.update_joint_coordinates = update_joint_coordinates
-    return PlainLoop(mujoco_vbd_admm.build_mujoco_vbd_admm, scene, cfg, substeps=8, collide="never").run(ADMM_FRAMES)
+    return PlainLoop(scene, cfg, substeps=8, collide="never").run(ADMM_FRAMES)
 
 
 def test_mujoco_vbd_admm_matches_newton_bitwise(device):
@@ -302,8 +290,7 @@ def test_mujoco_vbd_admm_matches_newton_bitwise(device):
     # The manager also runs collision detection (the example does not); with the model's soft
     # contact off and no ADMM contact pairs the states stay identical.
     scene = mujoco_vbd_admm.AttachedBallSceneCfg()
-    cfg = mujoco_vbd_admm.admm_coupler_cfg(scene)
-    ours = manager_run("mujoco_vbd_admm", scene, cfg, frames=ADMM_FRAMES)
+    ours = manager_run("mujoco_vbd_admm", scene, scene.coupler_cfg(), frames=ADMM_FRAMES)
     assert_bitwise_equal(ours, theirs)
 
 
@@ -320,7 +307,7 @@ def test_body_ids_express_the_unlabeled_bodies_of_newtons_admm_example(device):
         assert example.model.body_label[ball] == f"body_{ball}"  # no label of its own
         # The scene's config with the label selectors swapped for the example's body ids; the example's
         # loop recomputes joint coordinates itself, and its model already holds the contact settings.
-        cfg = mujoco_vbd_admm.admm_coupler_cfg()
+        cfg = mujoco_vbd_admm.AttachedBallSceneCfg().coupler_cfg()
         rigid, cloth = cfg.entries
         rigid.bodies, rigid.body_ids = [], [ball, pendulum]
         cloth.bodies, cloth.body_ids = [], [payload]

@@ -9,17 +9,19 @@ import numpy as np
 import pytest
 import warp as wp
 
-from configs.box_on_cloth import BoxOnClothSceneCfg, admm_coupler_cfg, build_box_on_cloth
 from isaaclab_contrib.coupling import CouplingWarning, prepare_builder, resolve_coupling
+from isaaclab_coupling_configs.box_on_cloth import BoxOnClothSceneCfg
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_a_dynamic_body_owned_by_no_entry_is_named_in_a_warning():
-    cfg = admm_coupler_cfg()
+    scene = BoxOnClothSceneCfg(num_envs=1, coupling="admm")
+    scene.cloth.cells = 2
+    cfg = scene.coupler_cfg()
     builder = newton.ModelBuilder()
     prepare_builder(builder, cfg)
-    build_box_on_cloth(builder, BoxOnClothSceneCfg(num_envs=1, cloth_cells=2))
+    scene.build(builder)
     stray = builder.add_body(xform=wp.transform((2.0, 0.0, 1.0), wp.quat_identity()), label="/World/Stray/body")
     builder.add_shape_box(stray, hx=0.1, hy=0.1, hz=0.1)
     fixed = builder.add_body(xform=wp.transform((3.0, 0.0, 1.0), wp.quat_identity()), label="/World/Fixed/body")

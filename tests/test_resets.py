@@ -3,7 +3,8 @@
 Per solver family (see ``SolverBinding.reset_policy``): a full reset puts every world back to its initial
 state and rebuilds the solver; a masked reset (``write_initial_state(env_ids=...)``) puts only those worlds
 back; an FK invalidation (``invalidate_fk``) keeps the joint coordinates the task wrote and recomputes the
-bodies from them. In every case the solver is told to reset none of the state (``StateFlags.NONE``).
+bodies from them. In every case the solver is told to reset none of the state the task writes
+(``StateFlags.NONE``; implicit MPM's particle history: ``StateFlags.PARTICLE``, see ``test_mpm_resets.py``).
 """
 
 import newton
@@ -13,7 +14,6 @@ import pytest
 import warp as wp
 from scenes import add_small_cloth
 
-from configs.tool_in_sand import ToolInSandSceneCfg, build_tool_in_sand, proxy_coupler_cfg
 from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg, NewtonCouplerManager
 from isaaclab_contrib.physics import (
     KaminoSolverCfg,
@@ -26,6 +26,7 @@ from isaaclab_contrib.physics import (
     VBDSolverCfg,
 )
 from isaaclab_contrib.scenes import replicate_envs
+from isaaclab_coupling_configs.tool_in_sand import ToolInSandSceneCfg
 
 DT = 1.0 / 240.0
 
@@ -91,9 +92,9 @@ def test_fk_invalidation_keeps_the_joint_state_the_task_wrote(which, device):
 
 def test_masked_and_full_resets_of_a_multi_env_mpm_scene(device):
     scene = ToolInSandSceneCfg(num_envs=2)
-    sim = SimulationContext(SimulationCfg(dt=DT, device=device, physics=NewtonCfg(solver_cfg=proxy_coupler_cfg(scene))))
+    sim = SimulationContext(SimulationCfg(dt=DT, device=device, physics=NewtonCfg(solver_cfg=scene.coupler_cfg())))
     builder = NewtonCouplerManager.create_builder()
-    build_tool_in_sand(builder, scene)
+    scene.build(builder)
     NewtonCouplerManager.set_builder(builder)
     sim.reset()
     initial = NewtonCouplerManager.get_state_0().particle_q.numpy().copy()
@@ -116,11 +117,11 @@ def test_masked_and_full_resets_of_a_multi_env_mpm_scene(device):
 
 def test_a_shared_mpm_grid_refuses_a_masked_reset_before_writing_anything(device):
     scene = ToolInSandSceneCfg(num_envs=2)
-    coupler = proxy_coupler_cfg(scene)
+    coupler = scene.coupler_cfg()
     coupler.entries[1].solver_cfg.separate_worlds = False  # both envs on one grid
     sim = SimulationContext(SimulationCfg(dt=DT, device=device, physics=NewtonCfg(solver_cfg=coupler)))
     builder = NewtonCouplerManager.create_builder()
-    build_tool_in_sand(builder, scene)
+    scene.build(builder)
     NewtonCouplerManager.set_builder(builder)
     sim.reset()
     NewtonCouplerManager.step()

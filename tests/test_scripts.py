@@ -1,5 +1,7 @@
-"""The scripts run end to end on tiny settings."""
+"""The scripts run end to end on tiny settings, and from any working directory."""
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -7,12 +9,14 @@ import numpy as np
 import pytest
 from pxr import Usd, UsdGeom
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # as `python scripts/NAME.py` does
 
 import inspect_ownership
 import run
 
-from configs.ant_on_hammock import AntOnHammockSceneCfg
+from isaaclab_coupling_configs.ant_on_hammock import AntOnHammockSceneCfg
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 
 def test_main_job_default_scene_writes_usda_and_png(tmp_path, capsys):
@@ -40,7 +44,7 @@ def test_main_job_default_scene_writes_usda_and_png(tmp_path, capsys):
         assert UsdGeom.Xformable(prim).GetOrderedXformOps()[0].GetAttr().GetNumTimeSamples() == 4
     points = UsdGeom.Points(stage.GetPrimAtPath("/World/envs/env_0/Particles"))
     assert points.GetPointsAttr().GetNumTimeSamples() == 4
-    cells = AntOnHammockSceneCfg().hammock_cells
+    cells = AntOnHammockSceneCfg().hammock.cells
     assert len(points.GetPointsAttr().Get(3)) == (cells + 1) ** 2  # every hammock particle
     # The recorded last frame matches the simulated heights.
     torso = UsdGeom.Xformable(stage.GetPrimAtPath(animated[0].GetPath()))
@@ -112,7 +116,167 @@ def test_rl_scripts_refuse_bad_arguments(tmp_path, capsys):
         train.main(["--num_envs", "0"])
     with pytest.raises(SystemExit):
         play.main(["--checkpoint", str(tmp_path / "missing.pt")])
-    assert "no such checkpoint file" in capsys.readouterr().err
+    assert f"checkpoint '{tmp_path / 'missing.pt'}': no such file" in capsys.readouterr().err
+
+
+def _no_env(*args, **kwargs):
+    raise AssertionError("an env was built before the arguments were checked")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--run_name", "../.."], "must be a single folder name"),
+        (["--run_name", "a/b"], "must be a single folder name"),
+        (["--run_name", ".hidden"], "must be a single folder name"),
+        (["--log_root", "{file}"], "the log root is a file"),
+        (["--log_root", "{file}/below"], "above the log root, is a file"),
+        (["--seed", "-1"], "seed must be in"),
+        (["--seed", str(2**64)], "seed must be in"),
+        (["--seed", "1.5"], "expected an integer seed"),
+        (["--task", "Isaac-No-Such-Task-v0"], "registered coupled tasks"),
+        (["--num_envs", "0"], "must be >= 1"),
+        (["--max_iterations", "-3"], "must be >= 1"),
+        (["--device", "gpu"], "SimulationCfg.device must be a Warp device alias"),
+        (["--distributed"], "--distributed needs torchrun"),
+    ],
+)
+def test_train_checks_every_argument_before_any_expensive_work(tmp_path, monkeypatch, capsys, args, message):
+    import train
+
+    monkeypatch.setattr(train, "make_env", _no_env)
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    file = tmp_path / "a_file"
+    file.write_text("not a folder")
+    root = tmp_path / "logs"
+    argv = ["--log_root", str(root), *(a.replace("{file}", str(file)) for a in args)]
+    with pytest.raises(SystemExit) as info:
+        train.main(argv)
+    assert message in capsys.readouterr().err + str(info.value.code)
+    assert not root.exists()  # no run folder was made
+
+
+def test_train_under_torchrun_without_distributed_is_refused(monkeypatch, capsys):
+    import train
+
+    monkeypatch.setattr(train, "make_env", _no_env)
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("RANK", "0")
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    with pytest.raises(SystemExit):
+        train.main([])
+    assert "started by torchrun with WORLD_SIZE=2: add --distributed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", r"the file is empty \(0 bytes\)"),
+        (b"PK\x03\x04 truncated zip", "not a TorchScript policy or torch checkpoint"),
+        ("tensor", "a torch file but not an rsl-rl checkpoint"),
+        ("folder", "not a file"),
+    ],
+)
+def test_play_reads_and_checks_the_checkpoint_before_building_the_env(tmp_path, monkeypatch, capsys, content, message):
+    import re
+
+    import play
+    import torch
+
+    monkeypatch.setattr(play, "make_env", _no_env)
+    path = tmp_path / "model_0.pt"
+    if content == "tensor":
+        torch.save(torch.zeros(2), path)
+    elif content == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    with pytest.raises(SystemExit):
+        play.main(["--checkpoint", str(path)])
+    err = capsys.readouterr().err
+    assert f"checkpoint '{path}'" in err and re.search(message, err), err
+
+
+def test_train_runs_started_at_the_same_time_get_their_own_folders(tmp_path, monkeypatch):
+    from datetime import datetime
+
+    import train
+
+    import isaaclab_contrib.rl.runs as runs
+
+    class FrozenClock(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return cls(2026, 1, 2, 3, 4, 5, 6)
+
+    folders = []
+
+    def fake_train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class):
+        folders.append(log_dir)
+        (log_dir / "result.json").write_text("{}")
+        return {}
+
+    monkeypatch.setattr(runs, "datetime", FrozenClock)
+    monkeypatch.setattr(train, "_train", fake_train)
+    for _ in range(3):
+        train.main(["--log_root", str(tmp_path), "--seed", "4", "--run_name", "same"])
+    names = sorted(p.name for p in (tmp_path / "arm_press_cloth").iterdir())
+    assert len(set(folders)) == 3 and names == [
+        "2026-01-02_03-04-05-000006-1_seed4_same",
+        "2026-01-02_03-04-05-000006-2_seed4_same",
+        "2026-01-02_03-04-05-000006_seed4_same",
+    ]
+
+    def failing_train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class):
+        raise RuntimeError("the env could not be built")
+
+    monkeypatch.setattr(train, "_train", failing_train)
+    with pytest.raises(RuntimeError, match="could not be built"):
+        train.main(["--log_root", str(tmp_path / "other")])
+    assert list((tmp_path / "other" / "arm_press_cloth").iterdir()) == []  # its empty run folder was removed
+
+
+def test_profile_step_reports_stages_entries_and_launches(tmp_path, capsys):
+    import json
+    import re
+
+    import profile_step
+
+    path = tmp_path / "profile.json"
+    (result,) = profile_step.main(["--scene", "box_on_cloth", "--steps", "2", "--warmup", "1", "--json", str(path)])
+    out = capsys.readouterr().out
+    assert json.loads(path.read_text()) == [json.loads(json.dumps(result))]  # the JSON is what was measured
+    # The printed table parses: two positive numbers (captured, eager) per timed row.
+    rows = {}
+    for line in out.splitlines():
+        match = re.fullmatch(r"\s+(.+?)\s{2,}(-|\d+\.\d+)\s+(\d+\.\d+)", line)
+        if match:
+            rows[match[1].strip()] = (match[2], float(match[3]))
+    for name in ("env steps/s", "ms per env step", "collide", "substeps", "sum of stages"):
+        captured, eager = rows[name]
+        assert float(captured) > 0 and eager > 0, name
+    for entry in ("box", "cloth"):
+        captured, eager = rows[f"entry {entry} solver"]
+        assert float(captured) > 0 and eager > 0
+    assert re.search(r"kernel launches per env step\s+(\d+)", out) and result["eager"]["kernel_launches"] > 100
+    assert result["captured"]["step_mode"] == "graph" and result["eager"]["step_mode"] == "eager"
+    assert result["eager"]["coupling_iterations"] == 4 * 2  # 4 physics steps x 2 proxy passes
+    for mode in ("captured", "eager"):
+        stages = result[mode]["stages_ms"]
+        assert set(stages) == {"collide", "substeps"} and all(v > 0 for v in stages.values())
+    eager = result["eager"]
+    assert sum(eager["entries_ms"].values()) < eager["stages_ms"]["substeps"]  # the entries run inside substeps
+    assert eager["launches_by_stage"]["collide"] > 0 and sum(eager["launches_by_stage"].values()) == pytest.approx(
+        eager["kernel_launches"]
+    )
+
+
+@pytest.mark.slow
+def test_benchmark_train_compares_one_and_two_processes():
+    import benchmark_train
+
+    result = benchmark_train.main(["--num_envs", "1", "--steps", "3", "--rounds", "1"])
+    assert result["single"] > 0 and result["multi"] > 0 and result["ratio"] > 0
 
 
 def test_benchmark_env_reports_captured_and_eager_rates():
@@ -120,3 +284,31 @@ def test_benchmark_env_reports_captured_and_eager_rates():
 
     (row,) = benchmark_env.main(["--num_envs", "2", "--steps", "4"])
     assert row["num_envs"] == 2 and row["captured"] > 0 and row["eager"] > 0
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "expect"),
+    [
+        ("inspect_ownership.py", ["--scene", "box_on_cloth", "--num-envs", "1"], "Proxy box -> cloth"),
+        ("run.py", ["--help"], "--scene"),
+        ("train.py", ["--help"], "--max_iterations"),
+        ("play.py", ["--help"], "--checkpoint"),
+        ("benchmark_env.py", ["--help"], "--num_envs"),
+        ("benchmark_manager.py", ["--help"], "--worlds"),
+        ("benchmark_train.py", ["--help"], "--processes"),
+        ("profile_step.py", ["--help"], "--scene"),
+    ],
+)
+def test_scripts_run_from_any_working_directory(tmp_path, script, args, expect):
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / script), *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert expect in result.stdout

@@ -15,10 +15,17 @@ from __future__ import annotations
 from typing import Any
 
 from isaaclab_contrib.physics.sensors.observables import CONTACT_F, unsupported_observable
-from isaaclab_contrib.physics.solvers.binding import BoundSolver, SolverBinding, register_binding
+from isaaclab_contrib.physics.solvers.binding import BoundSolver, SolverBinding, joint_refusal, register_binding
 
 from .construction import build_coupled_solver, entry_bindings, prepare_entry_builders, register_entry_attributes
 from .coupler_cfg import CouplerCfg
+from .observers import (
+    CouplingDiagnostics,
+    InterfaceForceSampler,
+    PenetrationPairs,
+    make_interface_force_sampler,
+    resolve_penetration,
+)
 from .ownership import CouplingPlan, resolve_coupling, write_back_proxy_bodies
 
 __all__ = ["BoundCoupledSolver", "CoupledBinding"]
@@ -104,6 +111,77 @@ class BoundCoupledSolver(BoundSolver):
     def prepare_contacts(self, contacts: Any) -> None:
         self.solver.prepare_contacts(contacts)
 
+    def check_actuated_joints(self, joints: list[int], manager: str) -> None:
+        """Every explicitly actuated joint belongs to an entry whose solver follows it.
+
+        An entry running a maximal-coordinate solver (VBD, XPBD, semi-implicit) follows it only with
+        :attr:`CouplerCfg.update_joint_coordinates` (joint coordinates recomputed from the bodies after
+        every step); an entry running a solver without joints, or no entry, never does.
+        """
+        cls = type(self.cfg).__name__
+        owner = {int(j): name for name, own in self.plan.entries.items() for j in own.joints}
+        for joint in joints:
+            label = self.model.joint_label[joint]
+            name = owner.get(int(joint))
+            if name is None:
+                raise ValueError(
+                    f"{manager}: an explicit actuator drives joint {label!r}, which no entry of {cls} owns, so no "
+                    "solver applies its effort. Select the joint's bodies in an entry (CouplerEntryCfg.bodies)."
+                )
+            entry = self.entries[name]
+            if not entry.binding.simulates_joints or (
+                not entry.binding.writes_joint_coordinates and not self.cfg.update_joint_coordinates
+            ):
+                reason = joint_refusal(entry.binding, type(entry.solver).__name__)
+                hint = (
+                    f"Set {cls}.update_joint_coordinates=True (joint coordinates recomputed from the body poses "
+                    "after every step), or give the robot to a reduced-coordinate entry (Steel, MuJoCo-Warp)."
+                    if entry.binding.simulates_joints
+                    else "Give the robot to an entry whose solver simulates joints."
+                )
+                raise ValueError(
+                    f"{manager}: an explicit actuator drives joint {label!r} of {cls}.entries[{name!r}], but "
+                    f"{reason}. {hint}"
+                )
+
+    def graph_blockers(self, device: str, solver_steps: int = 1) -> list[str]:
+        """The entries' blockers, plus proxy collision cadences a captured env step cannot replay.
+
+        Newton's proxy coupler refreshes proxy contacts when a host-side counter, advanced once per
+        coupled step, is a multiple of ``collide_interval``. A captured env step replays the pattern of
+        the steps it recorded, so the cadence survives capture only when the coupled steps of one env
+        step are a multiple of the interval; otherwise the solver steps run eagerly (named here).
+        """
+        reasons = self.binding.graph_blockers(self.cfg, device)
+        for i, proxy in enumerate(getattr(self.plan, "proxies", ())):
+            interval = proxy.mapping.collide_interval
+            if interval is not None and interval > 1 and solver_steps % interval != 0:
+                reasons.append(
+                    f"{type(self.cfg).__name__}.proxies[{i}].collide_interval={interval} does not divide the "
+                    f"{solver_steps} coupled steps of one env step (decimation x num_substeps): Newton counts "
+                    "proxy contact refreshes on the host, so a captured step would freeze one refresh pattern. "
+                    "Choose decimation x num_substeps as a multiple of the interval to capture it."
+                )
+        return reasons
+
+    def save_host_state(self) -> Any:
+        """Newton's proxy collision cadence counters (host-side)."""
+        getter = getattr(self.solver, "get_proxy_collision_state", None)
+        return getter() if getter is not None else None
+
+    def restore_host_state(self, saved: Any) -> None:
+        if saved is not None:
+            self.solver.restore_proxy_collision_state(saved)
+
+    def reset(self, state: Any, world_mask: Any = None) -> None:
+        """The coupled reset (every entry with ``StateFlags.NONE``), then each entry whose family keeps history
+        in its state (implicit MPM) clears that history on its own input state with its family's flags."""
+        super().reset(state, world_mask)
+        for name, entry in self.entries.items():
+            flags = entry.binding.reset_flags(entry.cfg)
+            if flags:
+                entry.solver.reset(self.solver.entry_state(name, "input"), world_mask=world_mask, flags=flags)
+
     def commit(self) -> None:
         """The spec's in-place write-back of the resolved proxy body ids into the user's mappings."""
         write_back_proxy_bodies(self.plan)
@@ -187,6 +265,24 @@ class BoundCoupledSolver(BoundSolver):
             self.entry_contacts[entry],
             observables.entry_observables[entry],
         )
+
+    # ------------------------------------------------------------------ the coupler's own observables
+    def interface_force_sampler(
+        self, entry: str, partner: str, bodies: Any, particles: Any, sensor: str
+    ) -> InterfaceForceSampler:
+        """The coupling wrench on *entry*'s bodies (and force on its particles) from *partner*, sampled every
+        coupled step (see :mod:`isaaclab_contrib.coupling.observers`); raises naming the sensor and config."""
+        return make_interface_force_sampler(
+            self.solver, self.model, self.plan, type(self.cfg).__name__, entry, partner, bodies, particles, sensor
+        )
+
+    def penetration_pairs(self, entry: str, partner: str, bodies: Any, sensor: str) -> PenetrationPairs:
+        """The particles of one entry and the rigid body shapes of the other a penetration sensor compares."""
+        return resolve_penetration(self.model, self.plan, type(self.cfg).__name__, entry, partner, bodies, sensor)
+
+    def coupling_diagnostics(self, sensor: str) -> CouplingDiagnostics:
+        """Per-env residuals of the coupling iterations against ``CouplerCfg.convergence_tolerance``."""
+        return CouplingDiagnostics(self.solver, self.model, self.cfg.convergence_tolerance, sensor)
 
 
 register_binding(CouplerCfg, CoupledBinding())

@@ -104,16 +104,45 @@ def _check_coupling_interface(cfg: CouplerCfg) -> None:
         entry.solver_cfg.solver_kwargs()  # raises SolverConfigError (a TypeError) for a stale field
 
 
-def _entry_factory(cfg: CouplerCfg, entry: CouplerEntryCfg, binding: SolverBinding) -> Any:
+def _entry_factory(cfg: CouplerCfg, entry: CouplerEntryCfg, binding: SolverBinding, plan: CouplingPlan) -> Any:
+    where = f"{type(cfg).__name__}.entries[{entry.name!r}]"
+
     def factory(view):
         try:
             return binding.build(entry.solver_cfg, view)
         except (TypeError, ValueError) as err:
-            raise type(err)(
-                f"{type(cfg).__name__}.entries[{entry.name!r}]: building {type(entry.solver_cfg).__name__} failed: {err}"
+            raise type(err)(f"{where}: building {type(entry.solver_cfg).__name__} failed: {err}") from err
+        except NotImplementedError as err:  # Newton refusing what the entry's view holds (e.g. particles)
+            raise NotImplementedError(
+                f"{where}: {type(entry.solver_cfg).__name__} refuses this entry's view: {err} "
+                f"{_view_contents(cfg, entry, plan, view)}"
             ) from err
 
     return factory
+
+
+def _view_contents(cfg: CouplerCfg, entry: CouplerEntryCfg, plan: CouplingPlan, view: Any) -> str:
+    """Where the particles of an entry's view come from, naming the fields that put them there."""
+    own = plan.entries[entry.name]
+    total = int(getattr(view, "particle_count", 0) or 0)
+    owned = len(own.particles)
+    proxied = [(i, len(p.particles)) for i, p in enumerate(getattr(plan, "proxies", ())) if p.destination == entry.name]
+    received = sum(count for _, count in proxied)
+    parts = [
+        f"The view holds {total} particles: {owned} owned by the entry (entries[{entry.name!r}].particles / "
+        "all_particles)"
+    ]
+    parts += [f"{count} proxied in by {type(cfg).__name__}.proxies[{i}].particles" for i, count in proxied if count]
+    other = total - owned - received
+    if other > 0:
+        parts.append(
+            f"{other} that the entry neither owns nor receives by proxy (Newton's view of an entry includes "
+            "particles of the bodies and worlds it owns, e.g. global ones)"
+        )
+    return (
+        "; ".join(parts) + ". Give the particles to an entry whose solver simulates them (VBD, XPBD, implicit "
+        "MPM), or stop proxying them into this one."
+    )
 
 
 def _view_hook(cfg: CouplerCfg, entry: CouplerEntryCfg) -> Callable[[Any], None] | None:
@@ -143,7 +172,7 @@ def build_entries(cfg: CouplerCfg, plan: CouplingPlan) -> list:
         entries.append(
             SolverCoupled.Entry(
                 name=entry.name,
-                solver=_entry_factory(cfg, entry, binding),
+                solver=_entry_factory(cfg, entry, binding, plan),
                 bodies=tuple(own.bodies),
                 particles=tuple(own.particles),
                 joints=tuple(own.joints),
@@ -249,10 +278,10 @@ def build_coupled_solver(
                 destination=p.destination,
                 bodies=tuple(p.bodies),
                 particles=tuple(p.particles),
-                mass_scale=float(p.mapping.mass_scale),
+                mass_scale=p.mapping.newton_feedback()[0],  # one_way: kinematic proxies, no feedback
                 mode=p.mapping.mode,
-                proxy_relaxation=float(p.mapping.proxy_relaxation),
-                proxy_relaxation_mode=p.mapping.proxy_relaxation_mode,
+                proxy_relaxation=p.mapping.newton_feedback()[1],
+                proxy_relaxation_mode=p.mapping.newton_feedback()[2],
                 proxy_relaxation_min=float(p.mapping.proxy_relaxation_min),
                 proxy_relaxation_max=float(p.mapping.proxy_relaxation_max),
                 joints=tuple(p.joints),

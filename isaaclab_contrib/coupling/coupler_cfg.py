@@ -248,6 +248,8 @@ class CouplerCfg(NewtonModelSolverCfg):
     solvers take no extra arguments; set them on an entry's ``solver_cfg`` instead.
     """
 
+    _ranges: ClassVar[dict[str, str]] = {"convergence_tolerance": "> 0"}
+
     class_type: type | str = "isaaclab_contrib.coupling.coupler:NewtonCouplerManager"
     """Manager class that runs the coupled simulation, as a class or a ``"module:Class"`` string."""
     solver_type: str = "coupled"
@@ -266,6 +268,11 @@ class CouplerCfg(NewtonModelSolverCfg):
     """``post_build(coupled_solver, model)`` is called once with the built Newton coupled solver and
     the full model, after every entry's :attr:`CouplerEntryCfg.post_build` (on every build, like
     those). An exception it raises is reported naming the coupler config."""
+    convergence_tolerance: float = 0.1
+    """Relative coupling residual under which a coupled step counts as converged [dimensionless], read by
+    ``NewtonCouplerManager.get_coupling_diagnostics()`` (``"converged"``). ADMM: the larger of the primal and
+    dual residuals [N] over the interface force [N] of the env; proxy: the change of the harvested feedback
+    between passes over the feedback. It does not change the iterations run (a fixed budget)."""
 
     def validate(self) -> None:
         """Check everything that does not need a model; raise ``TypeError`` / ``ValueError``."""
@@ -302,6 +309,7 @@ class CouplerProxyMappingCfg:
 
     _ranges: ClassVar[dict[str, str]] = {
         "mass_scale": "> 0",
+        "kinematic_mass_scale": ">= 1",
         "collide_interval": ">= 1",
         "proxy_relaxation": ">= 0",
         "proxy_relaxation_min": ">= 0",
@@ -344,6 +352,21 @@ class CouplerProxyMappingCfg:
     """Lower bound of the Aitken relaxation factor [dimensionless]."""
     proxy_relaxation_max: float = 1.0
     """Upper bound of the Aitken relaxation factor [dimensionless]."""
+    one_way: bool = False
+    """One-way (kinematic) coupling: the destination sees the proxies as driven bodies that its contacts
+    cannot push (their mass and inertia scaled by :attr:`kinematic_mass_scale`), and no reaction goes back to
+    the source (the lagged feedback is never taken in: Newton's ``proxy_relaxation`` is 0). A robot then
+    drives the deformable and feels nothing, as in Newton's ``cloth_franka`` / ``softbody_franka`` examples.
+    It sets the feedback and mass scaling itself, so :attr:`mass_scale`, :attr:`proxy_relaxation` and
+    :attr:`proxy_relaxation_mode` must keep their defaults."""
+    kinematic_mass_scale: float = 1.0e6
+    """Mass scale of the proxies with :attr:`one_way` [dimensionless]."""
+
+    def newton_feedback(self) -> tuple[float, float, str]:
+        """``(mass_scale, proxy_relaxation, proxy_relaxation_mode)`` passed to Newton's ``Proxy``."""
+        if self.one_way:
+            return float(self.kinematic_mass_scale), 0.0, "fixed"
+        return float(self.mass_scale), float(self.proxy_relaxation), self.proxy_relaxation_mode
 
     def validate(self, owner: str = "CouplerProxyMappingCfg") -> None:
         """Check the mapping without a model."""
@@ -399,6 +422,21 @@ class CouplerProxyMappingCfg:
                 f"{owner}.proxy_relaxation={self.proxy_relaxation} must lie in "
                 f"[proxy_relaxation_min, proxy_relaxation_max] for Aitken relaxation"
             )
+        if self.one_way:
+            changed = [
+                f"{name}={getattr(self, name)!r}"
+                for name, default in (
+                    ("mass_scale", 1.0),
+                    ("proxy_relaxation", 1.0),
+                    ("proxy_relaxation_mode", "fixed"),
+                )
+                if getattr(self, name) != default
+            ]
+            if changed:
+                raise ValueError(
+                    f"{owner}.one_way=True sets the proxies' mass scale (kinematic_mass_scale) and turns the feedback "
+                    f"off; leave {', '.join(changed)} at the default"
+                )
         pipeline = self.collision_pipeline
         if pipeline is not None and not isinstance(pipeline, NewtonCollisionPipelineCfg) and not callable(pipeline):
             raise TypeError(f"{owner}.collision_pipeline must be a NewtonCollisionPipelineCfg, a factory or None")
@@ -526,6 +564,16 @@ class CouplerAdmmCfg(CouplerCfg):
         super().validate()
         cls = type(self).__name__
         names = set(self.entry_names())
+        if (
+            self.contact_max_triangle_pairs is not None
+            and self.rigid_contact_matching != "disabled"
+            and self.contact_max_triangle_pairs >= 2**20
+        ):
+            raise ValueError(
+                f"{cls}.contact_max_triangle_pairs={self.contact_max_triangle_pairs} must be below 2**20 "
+                f"({2**20}) with rigid_contact_matching={self.rigid_contact_matching!r}: Newton packs matched "
+                "triangle pairs into 20 bits. Lower it, or set rigid_contact_matching='disabled'."
+            )
         if self.joint_proximal_destination_entries is not None:
             if not isinstance(self.joint_proximal_destination_entries, (list, tuple)):
                 raise TypeError(f"{cls}.joint_proximal_destination_entries must be a list of entry names or None")

@@ -22,6 +22,13 @@ and the model has no static shape), Newton returns early and hides *nothing*, so
 particle-only VBD cloth) sees every other entry's shapes as static colliders at their body-local
 transforms and receives phantom contacts against them. The solvers built here hide every shape
 from such an entry, at construction and again after ``notify_model_changed``.
+
+``_AdmmDiagnosticsHook`` / ``_ProxyDiagnosticsHook`` (a missing observable: Newton exposes no per-iteration
+coupling residuals). While a :class:`~isaaclab_contrib.coupling.observers.CouplingDiagnostics` is attached
+around a coupled step, they hand it every ADMM dual update (``_update_admm_dual``) or proxy pass
+(``_step_proxy``, ``_stash_proxy_feedback``, ``_blend_proxy_feedback``); otherwise they only call Newton's
+methods. :class:`~isaaclab_contrib.coupling.observers.CouplingDiagnostics` checks that these Newton methods
+exist (and names what is missing) when the diagnostics are requested.
 """
 
 from __future__ import annotations
@@ -123,6 +130,49 @@ class _JointCoordinateUpdate:
             newton.eval_ik(self.model, state_out, state_out.joint_q, state_out.joint_qd)
 
 
+class _AdmmDiagnosticsHook:
+    """Mixin over ``SolverCoupledADMM``: while a :class:`~isaaclab_contrib.coupling.observers.CouplingDiagnostics`
+    is attached (``_coupling_probe``, only around the coupled steps of a program with coupling diagnostics), it
+    sees every ADMM dual update, to compute that iteration's per-env primal and dual residuals. Detached, the
+    solver runs exactly Newton's code."""
+
+    _coupling_probe = None
+
+    def _update_admm_dual(self, iteration_k, dt):
+        probe = self._coupling_probe
+        if probe is not None:
+            probe.admm_before_dual(self)
+        super()._update_admm_dual(iteration_k, dt)
+        if probe is not None:
+            probe.admm_after_dual(self)
+
+
+class _ProxyDiagnosticsHook:
+    """Mixin over ``SolverCoupledProxy``: while a diagnostics object is attached it sees every proxy pass, the
+    feedback each mapping carries into the pass and the raw feedback harvested from it (before relaxation),
+    to compute the per-env change of the feedback between passes. Detached, the solver runs Newton's code."""
+
+    _coupling_probe = None
+
+    def _step_proxy(self, *args, **kwargs):
+        probe = self._coupling_probe
+        if probe is not None:
+            probe.proxy_begin_pass(self)
+        super()._step_proxy(*args, **kwargs)
+        if probe is not None:
+            probe.proxy_end_pass(self)
+
+    def _stash_proxy_feedback(self, proxy):
+        if self._coupling_probe is not None:
+            self._coupling_probe.proxy_stash(self, proxy)
+        super()._stash_proxy_feedback(proxy)
+
+    def _blend_proxy_feedback(self, proxy):
+        if self._coupling_probe is not None:
+            self._coupling_probe.proxy_harvested(self, proxy)
+        super()._blend_proxy_feedback(proxy)
+
+
 _SOLVER_CLASSES: dict[str, type] = {}
 
 
@@ -142,11 +192,17 @@ def coupled_solver_classes() -> tuple[type, type]:
                 "newton==1.8.0."
             )
 
-        class CoupledSolverADMM(_JointCoordinateUpdate, _GraphSafeControlCopy, _EmptyVisibilityFix, SolverCoupledADMM):
+        class CoupledSolverADMM(
+            _AdmmDiagnosticsHook, _JointCoordinateUpdate, _GraphSafeControlCopy, _EmptyVisibilityFix, SolverCoupledADMM
+        ):
             """``SolverCoupledADMM`` with graph-safe entry control copies and no phantom shapes (see module docs)."""
 
         class CoupledSolverProxy(
-            _JointCoordinateUpdate, _GraphSafeControlCopy, _EmptyVisibilityFix, SolverCoupledProxy
+            _ProxyDiagnosticsHook,
+            _JointCoordinateUpdate,
+            _GraphSafeControlCopy,
+            _EmptyVisibilityFix,
+            SolverCoupledProxy,
         ):
             """``SolverCoupledProxy`` with graph-safe entry control copies and no phantom shapes (see module docs)."""
 

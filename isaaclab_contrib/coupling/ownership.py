@@ -155,6 +155,12 @@ class _ModelData:
         return f"{kind} {label!r} (id {index})" if label else f"{kind} id {index}"
 
 
+def _site_flag() -> int:
+    import newton
+
+    return int(newton.ShapeFlags.SITE)
+
+
 def _label_hits(index: LabelSelector, pattern: str, where: str, kind: str) -> np.ndarray:
     """Ids selected by *pattern* (the label and everything below it); a pattern matching nothing is an error at *where*."""
     del kind
@@ -484,12 +490,14 @@ def resolve_coupling(model: newton.Model, cfg: CouplerCfg, *, warn: bool = True)
                 f"all_particles), or give them zero mass if they are meant to stay fixed."
             )
 
-    if static_shapes.size and not np.any(shape_owner[static_shapes] >= 0):
+    # Sites (camera and sensor frames) are static shapes nothing collides with: they need no owner.
+    solid_static = static_shapes[(data.shape_flags[static_shapes] & _site_flag()) == 0]
+    if solid_static.size and not np.any(shape_owner[solid_static] >= 0):
         blind = [name for name, own in entries.items() if not own.sees_static_shapes]
         if blind:
-            labels = ", ".join(repr(data.shape_label[s] or f"shape {s}") for s in static_shapes[:3])
+            labels = ", ".join(repr(data.shape_label[s] or f"shape {s}") for s in solid_static[:3])
             plan.warnings.append(
-                f"{cls}: no entry owns the static shapes ({labels}{', ...' if static_shapes.size > 3 else ''}), "
+                f"{cls}: no entry owns the static shapes ({labels}{', ...' if solid_static.size > 3 else ''}), "
                 f"so entries {blind} own shapes and cannot see the ground or other static geometry: their bodies "
                 "will fall through it. Newton shows static shapes only to entries that own no shape. Set "
                 "include_static_shapes=True on the entry that should collide with them (or select them with "

@@ -1,6 +1,15 @@
 """Direct-workflow RL environments over the coupled manager, and task ids (gymnasium registrations)."""
 
-from .direct_env import CoupledDirectEnv, CoupledDirectEnvCfg
+from .direct_env import SEED_MAX, SEED_RANGE, CoupledDirectEnv, CoupledDirectEnvCfg, check_seed
 from .registry import load_cfg_from_registry, register_task, resolve_entry_point
 
-__all__ = ["CoupledDirectEnv", "CoupledDirectEnvCfg", "load_cfg_from_registry", "register_task", "resolve_entry_point"]
+__all__ = [
+    "SEED_MAX",
+    "SEED_RANGE",
+    "CoupledDirectEnv",
+    "CoupledDirectEnvCfg",
+    "check_seed",
+    "load_cfg_from_registry",
+    "register_task",
+    "resolve_entry_point",
+]

@@ -9,14 +9,21 @@ resets the finished envs through the manager's masked reset (other envs are not 
 returns ``(obs, reward, terminated, truncated, extras)`` like a gymnasium vector env with autoreset.
 Episode statistics of the envs that finished are in ``extras["episode"]``.
 
-Subclasses implement :meth:`_build_scene`, :meth:`_coupler_cfg`, :meth:`_pre_physics_step` and/or
-:meth:`_apply_action_launch`, :meth:`_get_observations`, :meth:`_get_rewards`, :meth:`_get_dones`
-and :meth:`_reset_idx`. Task buffers must be updated in place: rsl-rl collects rollouts under
-``torch.inference_mode()``, and a buffer replaced there cannot be written outside it.
+The env config nests the simulation settings and the scene, as Isaac Lab's ``DirectRLEnvCfg`` does:
+``cfg.sim`` (a :class:`~isaaclab_contrib.physics.SimulationCfg`: dt, device, substeps, graph capture; its
+solver is the scene's coupler), ``cfg.scene`` (any :class:`~isaaclab_contrib.scenes.SceneBaseCfg`, with
+``num_envs``), ``cfg.decimation``, ``cfg.episode_length_s`` and ``cfg.seed``. The env starts the simulation
+with :func:`~isaaclab_contrib.scenes.launch`, so any registered scene can become a task.
+
+Subclasses implement :meth:`_pre_physics_step` and/or :meth:`_apply_action_launch`,
+:meth:`_get_observations`, :meth:`_get_rewards`, :meth:`_get_dones` and :meth:`_reset_idx`. Task buffers
+must be updated in place: rsl-rl collects rollouts under ``torch.inference_mode()``, and a buffer replaced
+there cannot be written outside it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -24,53 +31,101 @@ import numpy as np
 import torch
 import warp as wp
 
-from isaaclab_contrib.coupling import NewtonCouplerManager
-from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext
-from isaaclab_contrib.utils.configclass import check_missing, configclass
-from isaaclab_contrib.utils.validation import check_device_alias, check_fields
+from isaaclab_contrib.physics import NewtonCfg, SimulationCfg
+from isaaclab_contrib.scenes import CameraCfg, SceneBaseCfg, copy_config, launch
+from isaaclab_contrib.utils.configclass import MISSING, MissingFieldError, configclass
+from isaaclab_contrib.utils.validation import check_fields, nested
+from isaaclab_contrib.utils.video import tile_frames
 
-__all__ = ["CoupledDirectEnv", "CoupledDirectEnvCfg"]
+__all__ = ["SEED_MAX", "SEED_RANGE", "CoupledDirectEnv", "CoupledDirectEnvCfg", "check_seed"]
+
+SEED_MAX = 2**64 - 1
+"""Largest seed: torch generators take 64-bit unsigned seeds."""
+SEED_RANGE = "[0, 18446744073709551616)"
+"""The declared range of every ``seed`` field (``0 .. 2**64 - 1``; :mod:`isaaclab_contrib.utils.validation` syntax)."""
+
+
+def check_seed(seed: Any, where: str) -> int | None:
+    """*seed* as a Python ``int`` (or ``None``), gymnasium's convention: ``None`` or an integer in ``[0, 2**64 - 1]``.
+
+    Integers of any kind (NumPy's too) are accepted, never a ``bool``; *where* names the caller in the errors.
+
+    Raises:
+        TypeError: *seed* is not ``None`` or an integer (a string, a float, a bool, a tensor...).
+        ValueError: *seed* is negative or above ``2**64 - 1``.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{where}: seed must be None or a non-negative integer, got {type(seed).__name__} {seed!r}")
+    value = int(seed)
+    if not 0 <= value <= SEED_MAX:
+        raise ValueError(f"{where}: seed must be in [0, 2**64 - 1], got {value}")
+    return value
 
 
 @configclass
 class CoupledDirectEnvCfg:
-    """Settings shared by coupled direct-workflow envs.
+    """Settings shared by coupled direct-workflow envs (Isaac Lab's ``DirectRLEnvCfg``).
 
-    ``validate()`` checks every field against its type and the range declared in ``_ranges``; a task
-    config subclassing it declares the ranges of its own numeric fields there too.
+    ``validate()`` checks every field against its type and the range declared in ``_ranges`` (a task config
+    subclassing it declares the ranges of its own numeric fields there too), the scene and the simulation
+    settings the env launches with; errors name the class and the field path.
     """
 
-    _ranges: ClassVar[dict[str, str]] = {
-        "num_envs": ">= 1",
-        "dt": "> 0",
-        "decimation": ">= 1",
-        "num_substeps": ">= 1",
-        "episode_length_s": "> 0",
-        "seed": ">= 0",
-    }
+    _ranges: ClassVar[dict[str, str]] = {"decimation": ">= 1", "episode_length_s": "> 0", "seed": SEED_RANGE}
 
-    num_envs: int = 16
-    """Number of parallel envs (Newton worlds) [count]."""
-    dt: float = 1.0 / 240.0
-    """Physics step [s]."""
+    sim: SimulationCfg = SimulationCfg(dt=1.0 / 240.0, device="cpu", physics=NewtonCfg())
+    """Simulation settings: physics step ``dt`` [s], ``device``, ``physics.num_substeps``,
+    ``physics.use_cuda_graph`` (capture the decimation loop as a graph). ``physics.solver_cfg`` left unset
+    means the scene's ``coupler_cfg()``; ``physics.decimation`` is set from :attr:`decimation`."""
+    scene: SceneBaseCfg = MISSING
+    """The scene the task runs on (any scene config; ``scene.num_envs`` parallel envs)."""
     decimation: int = 4
     """Physics steps per env step; one policy action per env step."""
-    num_substeps: int = 1
-    """Solver substeps per physics step [count]."""
     episode_length_s: float = 2.0
     """Episode length before truncation [s]."""
-    device: str = "cpu"
-    """Warp / torch device alias: ``"cpu"``, ``"cuda"`` or ``"cuda:N"``."""
-    use_graph: bool = True
-    """Capture the decimation loop as a graph (``NewtonCfg.use_cuda_graph``)."""
     seed: int = 0
-    """Seed of the env's random reset draws (>= 0)."""
+    """Seed of the env's random reset draws (``0 .. 2**64 - 1``, as ``reset(seed=...)`` takes)."""
+    viewer: CameraCfg = CameraCfg()
+    """The camera ``render()`` reads with ``render_mode="rgb_array"`` (Isaac Lab's ``ViewerCfg``): by default
+    env 0, framed from its bodies and particles; ``env_index=None`` renders every env (a grid). It is only
+    created when the env renders."""
+    cameras: list[CameraCfg] = []
+    """Cameras the task itself reads (e.g. image observations); camera ``i`` is
+    ``manager.get_camera_sensor(i)``. List per-env cameras (``env_index=None``) first."""
+
+    def simulation_cfg(self) -> SimulationCfg:
+        """The simulation settings the env launches with: a copy of :attr:`sim` with ``physics.decimation`` set
+        to :attr:`decimation` and, when unset, ``physics.solver_cfg`` to the scene's coupler."""
+        sim = copy_config(self.sim)
+        sim.physics.decimation = self.decimation
+        if sim.physics.solver_cfg is MISSING:
+            sim.physics.solver_cfg = self.scene.coupler_cfg()
+        return sim
 
     def validate(self) -> None:
-        """Check unset fields, every field's type and range, and the device alias."""
-        check_missing(self)
+        """Check the fields, the scene and the simulation settings."""
+        cls = type(self).__name__
         check_fields(self)
-        check_device_alias(self.device, f"{type(self).__name__}.device")
+        unset = [f.name for f in dataclasses.fields(self) if getattr(self, f.name) is MISSING]
+        if unset:
+            raise MissingFieldError(
+                f"{cls}: required field(s) not set: {', '.join(unset)}. Set them before using the config."
+            )
+        for i, camera in enumerate([self.viewer, *self.cameras]):
+            if not isinstance(camera, CameraCfg):
+                where = "viewer" if i == 0 else f"cameras[{i - 1}]"
+                raise TypeError(f"{cls}.{where} must be a CameraCfg, got {type(camera).__name__}")
+            with nested(f"{cls}.{'viewer' if i == 0 else f'cameras[{i - 1}]'}"):
+                camera.validate()
+        if not isinstance(self.scene, SceneBaseCfg):
+            raise TypeError(f"{cls}.scene must be a scene config (SceneBaseCfg), got {type(self.scene).__name__}")
+        self.scene.validate(f"{cls}.scene")
+        if not isinstance(self.sim, SimulationCfg) or not isinstance(self.sim.physics, NewtonCfg):
+            raise TypeError(f"{cls}.sim must be a SimulationCfg with a NewtonCfg physics, got {self.sim!r}")
+        with nested(f"{cls}.sim"):
+            self.simulation_cfg().validate()
 
 
 class CoupledDirectEnv(gym.Env):
@@ -84,11 +139,13 @@ class CoupledDirectEnv(gym.Env):
     Args:
         cfg: The task config; ``None`` loads it from the ``env_cfg_entry_point`` of the task's
             registration (given by ``gymnasium.make``).
-        render_mode: Must be ``None``: this env does not render (the scene scripts write USD).
+        render_mode: ``None`` (no rendering) or ``"rgb_array"``: :meth:`render` returns an RGB ``uint8``
+            frame ``(height, width, 3)`` from :attr:`CoupledDirectEnvCfg.viewer` (env 0 by default; a grid
+            of every env with ``viewer.env_index=None``), rendered inside the captured step.
         **kwargs: The ``*_entry_point`` keys of a gymnasium registration (ignored otherwise).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": [None]}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": [None, "rgb_array"], "render_fps": 30}
     num_observations: int = 0
     num_actions: int = 0
 
@@ -96,9 +153,9 @@ class CoupledDirectEnv(gym.Env):
         unknown = sorted(key for key in kwargs if not key.endswith("_entry_point"))
         if unknown:
             raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments {unknown}")
-        if render_mode is not None:
+        if render_mode not in self.metadata["render_modes"]:
             raise ValueError(
-                f"{type(self).__name__}: render_mode must be None (this env does not render), got {render_mode!r}"
+                f"{type(self).__name__}: render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
         if cfg is None:
             entry = kwargs.get("env_cfg_entry_point")
@@ -111,28 +168,26 @@ class CoupledDirectEnv(gym.Env):
             raise TypeError(f"{type(self).__name__}: cfg must be a CoupledDirectEnvCfg, got {type(cfg).__name__}")
         cfg.validate()
         self.cfg = cfg
-        self.render_mode = None
-        self.num_envs = cfg.num_envs
-        self.manager = NewtonCouplerManager
-        # One simulation at a time (Isaac Lab): this raises while another env or context is open.
-        self.sim = SimulationContext(
-            SimulationCfg(
-                dt=cfg.dt,
-                device=cfg.device,
-                physics=NewtonCfg(
-                    solver_cfg=self._coupler_cfg(), num_substeps=cfg.num_substeps, use_cuda_graph=cfg.use_graph
-                ),
-            )
-        )
+        self.render_mode = render_mode
+        self.num_envs = cfg.scene.num_envs
+        cameras = list(cfg.cameras)
+        self._viewer_index = None
+        if render_mode == "rgb_array":
+            per_env = [c for c in cameras if c.env_index is None]
+            single = [c for c in cameras if c.env_index is not None]
+            self._viewer_index = len(per_env) if cfg.viewer.env_index is None else len(cameras)
+            cameras = [*per_env, cfg.viewer, *single] if cfg.viewer.env_index is None else [*cameras, cfg.viewer]
+        # 1 / (dt * decimation), for video writers (gymnasium's convention).
+        self.metadata = {**self.metadata, "render_fps": 1.0 / (cfg.sim.dt * cfg.decimation)}
+        # One simulation at a time (Isaac Lab): launch() raises while another env or context is open, and
+        # clears what it created when building or the reset fails.
+        self.sim = launch(cfg.scene, cfg.simulation_cfg(), cameras=cameras, setup=self._register_sensors)
+        self.manager = self.sim.physics_manager
         try:
-            builder = self.manager.create_builder()
-            self._build_scene(builder)
-            self.manager.set_builder(builder)
-            self.sim.reset()
             self.device = self.manager.get_device()
             self.torch_device = wp.device_to_torch(self.device)
             self.generator = torch.Generator(device=self.torch_device).manual_seed(cfg.seed)
-            self.max_episode_length = max(1, round(cfg.episode_length_s / (cfg.dt * cfg.decimation)))
+            self.max_episode_length = max(1, round(cfg.episode_length_s / (cfg.sim.dt * cfg.decimation)))
             self.actions_wp = wp.zeros((self.num_envs, self.num_actions), dtype=float, device=self.device)
             self.actions = wp.to_torch(self.actions_wp)  # zero-copy: writing it feeds the captured loop
             self.episode_length = torch.zeros(self.num_envs, dtype=torch.long, device=self.torch_device)
@@ -141,10 +196,20 @@ class CoupledDirectEnv(gym.Env):
             self._define_spaces()
             if type(self)._apply_action_launch is not CoupledDirectEnv._apply_action_launch:
                 self.manager.register_post_actuator_callback(self._apply_action_launch)
-            self.manager.set_decimation(cfg.decimation)
         except BaseException:
             self.sim.clear_instance()
             raise
+
+    def render(self) -> np.ndarray | None:
+        """The viewer's RGB ``uint8`` frame ``(height, width, 3)`` of the last step (a copy); ``None`` without
+        ``render_mode="rgb_array"``. A per-env viewer gives a grid of every env, row by row."""
+        self._require_open("render()")
+        if self._viewer_index is None:
+            return None
+        rgb = self.manager.get_camera_sensor(self._viewer_index).rgb.detach().cpu().numpy()
+        if rgb.shape[0] == 1:
+            return rgb[0].copy()
+        return tile_frames(rgb)
 
     def _define_spaces(self) -> None:
         self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (self.num_observations,), np.float32)
@@ -154,8 +219,19 @@ class CoupledDirectEnv(gym.Env):
 
     # ------------------------------------------------------------------ gym-like API
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[torch.Tensor, dict]:
-        """Reset every env; returns ``(obs, extras)``. *seed* reseeds the env's reset draws; *options* is unused."""
+        """Reset every env; returns ``(obs, extras)``.
+
+        Args:
+            seed: ``None`` keeps the env's generator running; an integer in ``[0, 2**64 - 1]`` reseeds the
+                env's reset draws (gymnasium's convention, the range of :attr:`CoupledDirectEnvCfg.seed`).
+            options: Unused.
+
+        Raises:
+            TypeError: *seed* is not ``None`` or an integer (a string, float or bool).
+            ValueError: *seed* is negative or above ``2**64 - 1``.
+        """
         self._require_open("reset()")
+        seed = check_seed(seed, f"{type(self).__name__}.reset")
         if seed is not None:
             self.generator.manual_seed(seed)
         all_envs = torch.arange(self.num_envs, device=self.torch_device)
@@ -163,11 +239,15 @@ class CoupledDirectEnv(gym.Env):
         return self._get_observations(), {}
 
     def step(self, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict]:
-        """Apply *actions* (``[num_envs, num_actions]``, clipped to [-1, 1]) for one env step."""
+        """Apply *actions* (``[num_envs, num_actions]``, clipped to [-1, 1]) for one env step.
+
+        *actions* is a ``torch.Tensor`` or a ``numpy.ndarray`` of a real floating dtype (16, 32 or 64 bit; on
+        any device), converted explicitly to ``float32`` on the env's device. Anything else is refused before
+        anything is written, naming what was given: lists and other sequences, bool, integer, complex and
+        object dtypes, a wrong shape, NaN or infinity.
+        """
         self._require_open("step()")
-        if actions.shape != (self.num_envs, self.num_actions):
-            raise ValueError(f"actions must have shape {(self.num_envs, self.num_actions)}, got {tuple(actions.shape)}")
-        actions = actions.to(self.torch_device)
+        actions = self._as_actions(actions)
         finite = torch.isfinite(actions).all(dim=-1)
         if not bool(finite.all()):
             bad = torch.nonzero(~finite).squeeze(-1).tolist()
@@ -197,6 +277,70 @@ class CoupledDirectEnv(gym.Env):
         """Close the simulation and clear the manager (a no-op when already closed)."""
         self.sim.clear_instance()
 
+    @property
+    def episode_length_buf(self) -> torch.Tensor:
+        """Env steps of each env's current episode (``[num_envs]``, ``torch.long``; Isaac Lab's name).
+
+        Writable, e.g. by rsl-rl to spread the first time-outs: the value must be an integer tensor or array of
+        shape ``[num_envs]`` with every entry in ``[0, max_episode_length - 1]`` (an episode that reached its
+        length has been reset), else a ``TypeError`` / ``ValueError`` names the problem and nothing is written.
+        """
+        return self.episode_length
+
+    @episode_length_buf.setter
+    def episode_length_buf(self, value: Any) -> None:
+        self.episode_length.copy_(self._as_episode_lengths(value))
+
+    def _as_actions(self, actions: Any) -> torch.Tensor:
+        """*actions* as a float32 tensor on the env's device, or a named error (nothing written)."""
+        where = f"{type(self).__name__}.step"
+        expected = (self.num_envs, self.num_actions)
+        if isinstance(actions, np.ndarray):
+            if actions.dtype.kind != "f" or actions.dtype.itemsize > 8:
+                raise TypeError(
+                    f"{where}: actions must have a real floating dtype (float16, float32 or float64), got a numpy "
+                    f"array of {actions.dtype}"
+                )
+            if actions.shape != expected:
+                raise ValueError(f"{where}: actions must have shape {expected}, got {actions.shape}")
+            actions = torch.from_numpy(np.array(actions, dtype=np.float32, copy=True))
+        elif isinstance(actions, torch.Tensor):
+            if not actions.dtype.is_floating_point:
+                raise TypeError(f"{where}: actions must have a real floating dtype, got a tensor of {actions.dtype}")
+            if tuple(actions.shape) != expected:
+                raise ValueError(f"{where}: actions must have shape {expected}, got {tuple(actions.shape)}")
+        else:
+            raise TypeError(
+                f"{where}: actions must be a torch.Tensor or a numpy.ndarray of shape {expected} and a real "
+                f"floating dtype, got {type(actions).__name__} (convert it, e.g. torch.as_tensor(actions, "
+                "dtype=torch.float32))"
+            )
+        return actions.detach().to(device=self.torch_device, dtype=torch.float32)
+
+    def _as_episode_lengths(self, value: Any) -> torch.Tensor:
+        """*value* checked as episode lengths (see :attr:`episode_length_buf`), as a long tensor on the env's device."""
+        where = f"{type(self).__name__}.episode_length_buf"
+        if isinstance(value, np.ndarray):
+            if value.dtype.kind not in "iu":
+                raise TypeError(f"{where}: must have an integer dtype, got a numpy array of {value.dtype}")
+            value = torch.from_numpy(np.array(value, dtype=np.int64, copy=True))
+        elif isinstance(value, torch.Tensor):
+            if value.dtype.is_floating_point or value.dtype.is_complex or value.dtype == torch.bool:
+                raise TypeError(f"{where}: must have an integer dtype, got a tensor of {value.dtype}")
+        else:
+            raise TypeError(f"{where}: must be an integer torch.Tensor or numpy.ndarray, got {type(value).__name__}")
+        if tuple(value.shape) != (self.num_envs,):
+            raise ValueError(f"{where}: must have shape ({self.num_envs},), got {tuple(value.shape)}")
+        value = value.detach().to(device=self.torch_device, dtype=torch.long)
+        bad = torch.nonzero((value < 0) | (value >= self.max_episode_length)).squeeze(-1)
+        if bad.numel():
+            env_ids = bad.tolist()
+            raise ValueError(
+                f"{where}: every entry must be in [0, {self.max_episode_length - 1}] (max_episode_length - 1), got "
+                f"{value[bad].tolist()} for envs {env_ids}"
+            )
+        return value
+
     def _require_open(self, what: str) -> None:
         if not self.sim.is_active():
             raise RuntimeError(f"{type(self).__name__}.{what}: the env was closed")
@@ -213,11 +357,9 @@ class CoupledDirectEnv(gym.Env):
         self.manager.forward()  # FK and a masked solver reset now, so observations see the reset state
 
     # ------------------------------------------------------------------ task hooks
-    def _coupler_cfg(self):
-        raise NotImplementedError
-
-    def _build_scene(self, builder) -> None:
-        raise NotImplementedError
+    def _register_sensors(self, manager: type) -> None:
+        """Add the task's sensors on *manager* before ``sim.reset()`` (e.g. ``add_interface_force_sensor``), so
+        the step program is recorded once with them. Called before :meth:`_setup_buffers`. Default: nothing."""
 
     def _setup_buffers(self) -> None:
         """Allocate task buffers (called once the model exists)."""

@@ -35,6 +35,7 @@ class NewtonModelCfg:
         "particle_cohesion": ">= 0",
         "particle_adhesion": ">= 0",
         "particle_max_velocity": "(0, inf]",
+        "rigid_contact_max": ">= 0",
     }
 
     gravity: tuple[float, float, float] | None = None
@@ -64,6 +65,11 @@ class NewtonModelCfg:
     particle_max_velocity: float | None = None
     """Particle speed clamp [m/s], > 0; ``float("inf")`` disables the clamp."""
 
+    rigid_contact_max: int | None = None
+    """Rigid contact buffer capacity of the collision pipelines built on the model (Newton's
+    ``Model.rigid_contact_max``, which a ``CollisionPipeline`` takes as its default) [count]; ``None``: the
+    capacity Newton estimates from the shapes."""
+
     def apply(self, model: newton.Model) -> None:
         """Write the set parameters onto *model*."""
         self.validate()
@@ -71,6 +77,6 @@ class NewtonModelCfg:
             value = getattr(self, f.name)
             if value is None or f.name == "gravity":
                 continue
-            setattr(model, f.name, float(value))
+            setattr(model, f.name, int(value) if f.name == "rigid_contact_max" else float(value))
         if self.gravity is not None:
             model.set_gravity(tuple(float(g) for g in self.gravity))

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import torch
 
-from isaaclab_contrib.envs import CoupledDirectEnv
+from isaaclab_contrib.envs import CoupledDirectEnv, check_seed
 
 __all__ = ["evaluate_policy", "random_policy"]
 
@@ -50,9 +50,10 @@ def evaluate_policy(env: CoupledDirectEnv, policy: Policy, episodes_per_env: int
 
 
 def random_policy(env: CoupledDirectEnv, seed: int = 0) -> Policy:
-    """Uniform random actions in [-1, 1] from a generator seeded with *seed*."""
+    """Uniform random actions in [-1, 1] from a generator seeded with *seed* (an integer in ``[0, 2**64 - 1]``)."""
     env = getattr(env, "unwrapped", env)
-    generator = torch.Generator().manual_seed(seed)
+    seed = check_seed(seed, "random_policy")
+    generator = torch.Generator().manual_seed(0 if seed is None else seed)
 
     def act(obs: torch.Tensor) -> torch.Tensor:
         return (torch.rand(env.num_envs, env.num_actions, generator=generator) * 2.0 - 1.0).to(obs.device)

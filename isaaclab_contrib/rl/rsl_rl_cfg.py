@@ -10,8 +10,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar, Literal
 
+from isaaclab_contrib.envs import SEED_RANGE
 from isaaclab_contrib.utils.configclass import check_missing, configclass
 from isaaclab_contrib.utils.validation import check_fields
+
+from .runs import check_path_component
 
 __all__ = ["RslRlMlpModelCfg", "RslRlOnPolicyRunnerCfg", "RslRlPpoAlgorithmCfg"]
 
@@ -105,7 +108,7 @@ class RslRlOnPolicyRunnerCfg:
     """Settings of ``rsl_rl.runners.OnPolicyRunner`` for one task (Isaac Lab's ``RslRlOnPolicyRunnerCfg``)."""
 
     _ranges: ClassVar[dict[str, str]] = {
-        "seed": ">= 0",
+        "seed": SEED_RANGE,
         "num_envs": ">= 1",
         "num_steps_per_env": ">= 1",
         "max_iterations": ">= 1",
@@ -113,11 +116,14 @@ class RslRlOnPolicyRunnerCfg:
     }
 
     experiment_name: str = "experiment"
-    """Folder of the runs below the log root (``logs/rsl_rl/<experiment_name>/<run>``)."""
+    """Folder of the runs below the log root (``logs/rsl_rl/<experiment_name>/<run>``): one folder name
+    (``A-Z a-z 0-9 _ . + = , @ -``, not starting with ``.``)."""
     run_name: str = ""
-    """Suffix of the run folder name (after the time stamp)."""
+    """Suffix of the run folder name (after the time stamp and seed); empty or one folder name like
+    :attr:`experiment_name`."""
     seed: int = 0
-    """Seed of torch, of the env's reset draws and of the policy's initialization."""
+    """Seed of torch, of the env's reset draws and of the policy's initialization (``0 .. 2**64 - 1``; a
+    distributed run adds the process rank)."""
     num_envs: int = 64
     """Parallel envs used for training [count] (overrides the env config's ``num_envs``)."""
     num_steps_per_env: int = 24
@@ -136,9 +142,14 @@ class RslRlOnPolicyRunnerCfg:
     """PPO settings."""
 
     def validate(self) -> None:
-        """Check every field (types and declared ranges), also of the nested configs."""
+        """Check every field (types and declared ranges), also of the nested configs; the experiment and run
+        names must be single folder names."""
         check_missing(self)
         check_fields(self)
+        label = type(self).__name__
+        check_path_component(self.experiment_name, f"{label}.experiment_name")
+        if self.run_name:
+            check_path_component(self.run_name, f"{label}.run_name")
         for name in ("actor", "critic"):
             getattr(self, name).validate(f"{type(self).__name__}.{name}")
         check_fields(self.algorithm, f"{type(self).__name__}.algorithm")

@@ -49,12 +49,16 @@ class RslRlVecEnvWrapper(VecEnv):
 
     @property
     def episode_length_buf(self) -> torch.Tensor:
-        """Env steps of each env's current episode (rsl-rl may write it to spread the first time-outs)."""
-        return self.unwrapped.episode_length
+        """Env steps of each env's current episode (rsl-rl may write it to spread the first time-outs).
+
+        A write goes through :attr:`CoupledDirectEnv.episode_length_buf`: an integer tensor of shape
+        ``[num_envs]`` with entries in ``[0, max_episode_length - 1]``, else a named error and nothing written.
+        """
+        return self.unwrapped.episode_length_buf
 
     @episode_length_buf.setter
     def episode_length_buf(self, value: torch.Tensor) -> None:
-        self.unwrapped.episode_length[:] = value
+        self.unwrapped.episode_length_buf = value
 
     def get_observations(self) -> TensorDict:
         """The current observations as ``TensorDict(policy=[num_envs, num_observations])``."""
@@ -68,7 +72,8 @@ class RslRlVecEnvWrapper(VecEnv):
     def step(self, actions: torch.Tensor) -> tuple[TensorDict, torch.Tensor, torch.Tensor, dict]:
         """One env step; ``dones`` = terminated or truncated, ``extras["time_outs"]`` = truncated."""
         if self.clip_actions is not None:
-            actions = actions.clamp(-self.clip_actions, self.clip_actions)
+            # The env's own checks first (type, dtype, shape), so a bad input is named the same way here.
+            actions = self.unwrapped._as_actions(actions).clamp(-self.clip_actions, self.clip_actions)
         obs, reward, terminated, truncated, info = self.unwrapped.step(actions)
         self._obs = obs
         extras: dict[str, Any] = {"time_outs": truncated}

@@ -1,7 +1,8 @@
 """Registry of ready scenes: scene modules register a :class:`SceneSpec` under a name at import.
 
-The package only holds the registry; the scenes live outside it (the repository's top-level
-``configs/`` package) and register themselves, so ``import configs`` fills the registry.
+The package only holds the registry; the scenes live outside it (the repository's top-level ``configs/``
+folder, installed as the package ``isaaclab_coupling_configs``) and register themselves, so
+``import isaaclab_coupling_configs`` fills the registry.
 """
 
 from __future__ import annotations
@@ -11,31 +12,53 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from isaaclab_contrib.physics import NewtonCfg, SimulationCfg
+
+from .base_cfg import SceneBaseCfg
+
 __all__ = ["SceneSpec", "get_scene", "register_scene", "registered_scenes", "scene_names"]
+
+DEFAULT_PHYSICS_DT = 1.0 / 240.0
+"""Physics step of a scene that does not name its own [s]."""
 
 
 @dataclass(frozen=True)
 class SceneSpec:
-    """How to build and couple one ready scene."""
+    """A ready scene: its config class (which builds the scene and gives its coupler) and the timing it is tuned for."""
 
+    scene_cfg: type[SceneBaseCfg]
+    """Scene config class; ``scene_cfg(num_envs=...)`` is a scene to build."""
     description: str
     """One-line description of the scene."""
-    scene_cfg: Callable[..., Any]
-    """Scene config class; called with ``num_envs=...``."""
-    build: Callable[[Any, Any], None]
-    """``build(builder, scene_cfg)`` adds every env to the builder."""
-    coupler: Callable[[Any], Any]
-    """``coupler(scene_cfg)`` returns the coupler config."""
     decimation: int = 4
     """Physics steps per env step [count]."""
     num_substeps: int = 1
     """Solver substeps per physics step [count]."""
     physics_dt: float | None = None
     """Physics step the scene is tuned for [s] (e.g. the timing of the Newton example it reproduces);
-    ``None`` leaves it to the caller (``scripts/run.py --dt``)."""
+    ``None``: :data:`DEFAULT_PHYSICS_DT` unless the caller gives one (``scripts/run.py --dt``)."""
     controller: Callable[[Any, Any, float], None] | None = None
     """``controller(manager, scene_cfg, t)`` writes joint targets before the env step that starts at
     simulated time ``t`` [s] (e.g. an open-loop gait); ``None`` for a passive scene."""
+    frames: int = 60
+    """Env steps a run of the scene takes by default (``scripts/run.py`` without ``--frames``) [count]; long
+    enough for the scene's checks (e.g. a whole scripted pick)."""
+
+    def simulation_cfg(
+        self, *, device: str = "cpu", dt: float | None = None, use_cuda_graph: bool = True
+    ) -> SimulationCfg:
+        """The :class:`~isaaclab_contrib.physics.SimulationCfg` of this scene's timing (the solver is left unset:
+        :func:`~isaaclab_contrib.scenes.launch` takes the scene's coupler).
+
+        Args:
+            device: Warp device alias.
+            dt: Physics step [s]; ``None``: :attr:`physics_dt`, else :data:`DEFAULT_PHYSICS_DT`.
+            use_cuda_graph: Capture the step program as graphs.
+        """
+        if dt is None:
+            dt = self.physics_dt if self.physics_dt is not None else DEFAULT_PHYSICS_DT
+        physics = NewtonCfg(decimation=self.decimation, num_substeps=self.num_substeps, use_cuda_graph=use_cuda_graph)
+        return SimulationCfg(dt=dt, device=device, physics=physics)
 
 
 _SCENES: dict[str, SceneSpec] = {}
@@ -44,11 +67,15 @@ _SCENES: dict[str, SceneSpec] = {}
 def register_scene(name: str, spec: SceneSpec) -> SceneSpec:
     """Register *spec* under *name* and return it.
 
-    Registering the same (or an equal) spec again is a no-op, so importing a scene module twice
-    is harmless; a different spec under a taken name raises ``ValueError``.
+    Registering the same (or an equal) spec again is a no-op, so importing a scene module twice is
+    harmless; a different spec under a taken name raises ``ValueError``.
     """
     if not isinstance(spec, SceneSpec):
         raise TypeError(f"register_scene({name!r}): expected a SceneSpec, got {type(spec).__name__}")
+    if not (isinstance(spec.scene_cfg, type) and issubclass(spec.scene_cfg, SceneBaseCfg)):
+        raise TypeError(
+            f"register_scene({name!r}): SceneSpec.scene_cfg must be a SceneBaseCfg subclass, got {spec.scene_cfg!r}"
+        )
     existing = _SCENES.get(name)
     if existing is not None and existing is not spec and existing != spec:
         raise ValueError(f"Scene {name!r} is already registered with a different spec ({existing.description!r})")
@@ -61,7 +88,7 @@ def get_scene(name: str) -> SceneSpec:
     try:
         return _SCENES[name]
     except KeyError:
-        known = ", ".join(scene_names()) or "none (import the scene modules first, e.g. `import configs`)"
+        known = ", ".join(scene_names()) or "none (import the scene modules first: `import isaaclab_coupling_configs`)"
         raise KeyError(f"Unknown scene {name!r}; registered scenes: {known}") from None
 
 

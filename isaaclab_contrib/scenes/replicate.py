@@ -8,6 +8,8 @@ from typing import Any
 import newton
 import warp as wp
 
+from isaaclab_contrib.physics import NewtonManager
+
 __all__ = ["env_particle_blocks", "env_prefixes", "replicate_envs"]
 
 
@@ -56,8 +58,6 @@ def replicate_envs(
     """
     # The replication step of the kitless stack: sites requested with cl_register_site(per_world=True)
     # go into the prototype now, so every env gets one in its own frame.
-    from isaaclab_contrib.physics.runtime.newton_manager import NewtonManager
-
     NewtonManager.cl_inject_sites(prototype)
     prefixes = env_prefixes(num_envs)
     if origins is not None:

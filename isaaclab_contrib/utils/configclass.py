@@ -53,9 +53,15 @@ def _missing_factory() -> Any:
     return MISSING
 
 
+def _deepcopy(value: Any) -> Any:
+    """``copy.deepcopy`` that keeps :data:`MISSING` itself (a plain deep copy makes a new sentinel object, which
+    ``is MISSING`` no longer recognizes)."""
+    return _copy.deepcopy(value, {id(MISSING): MISSING})
+
+
 def _copy_factory(value: Any) -> Callable[[], Any]:
     def factory() -> Any:
-        return _copy.deepcopy(value)
+        return _deepcopy(value)
 
     return factory
 
@@ -129,7 +135,7 @@ def _replace(self, **changes: Any):
     unknown = sorted(set(changes) - names)
     if unknown:
         raise TypeError(f"{type(self).__name__}.replace(): unknown field(s) {unknown}; valid fields: {sorted(names)}")
-    new = _copy.deepcopy(self)
+    new = _deepcopy(self)
     for name, value in changes.items():
         setattr(new, name, value)
     return new
@@ -137,7 +143,7 @@ def _replace(self, **changes: Any):
 
 def _copy_method(self):
     """Return a deep copy of the config."""
-    return _copy.deepcopy(self)
+    return _deepcopy(self)
 
 
 def configclass(cls: type[_T] | None = None, **dataclass_kwargs: Any):

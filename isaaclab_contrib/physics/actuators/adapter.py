@@ -88,6 +88,8 @@ def add_actuators(
         candidates = joints_by_label.require(articulation, "add_actuators: articulation", scope="subtree").tolist()
     in_articulation = set(candidates)
     actuated = (int(newton.JointType.REVOLUTE), int(newton.JointType.PRISMATIC))
+    # DOFs a Newton actuator already drives (an earlier add_actuators call, or a replicated prototype's).
+    driven = {int(i) for entry in builder.actuator_entries.values() for i in entry.indices}
     owner: dict[int, str] = {}
     plans: list[tuple[str, ActuatorBaseCfg, list[int]]] = []
     for key, cfg in actuators.items():
@@ -117,6 +119,12 @@ def add_actuators(
                 )
             if j in owner:
                 raise ValueError(f"{where}: joint {builder.joint_label[j]!r} is already actuated by group {owner[j]!r}")
+            if int(builder.joint_qd_start[j]) in driven:
+                raise ValueError(
+                    f"{where}: joint {builder.joint_label[j]!r} is already driven by a Newton actuator (an earlier "
+                    "add_actuators call on this builder, or on the prototype it was replicated from); a second "
+                    "actuator would add its effort to the first. Give each joint one actuator group."
+                )
             owner[j] = key
         plans.append((key, cfg, sorted(joints)))
 
@@ -193,6 +201,12 @@ class NewtonActuatorAdapter:
             dof_world[int(starts[world]) : int(starts[world + 1])] = world
         self._actuator_dof_world = [dof_world[a.indices.numpy().astype(np.int64)] for a in self.actuators]
 
+    def actuated_joints(self) -> list[int]:
+        """Model joint indices whose DOFs a Newton actuator drives (sorted)."""
+        dof_starts = self.model.joint_qd_start.numpy()
+        joints = np.searchsorted(dof_starts, self.actuated_dofs.numpy(), side="right") - 1
+        return sorted({int(j) for j in joints})
+
     @property
     def count(self) -> int:
         """Number of actuated DOFs."""
@@ -238,6 +252,26 @@ class NewtonActuatorAdapter:
             mask = wp.array(world_mask[rows], dtype=wp.bool, device=self.model.device)
             current.reset(mask)
             following.reset(mask)
+
+    def save(self) -> list[tuple[Any, Any]]:
+        """Copies of every actuator state (delay buffers), for :meth:`restore`."""
+        saved = []
+        for actuator, (current, following) in zip(self.actuators, self.states, strict=True):
+            if current is None:
+                saved.append((None, None))
+                continue
+            copies = actuator.state(), actuator.state()
+            copies[0].assign(current)
+            copies[1].assign(following)
+            saved.append(copies)
+        return saved
+
+    def restore(self, saved: list[tuple[Any, Any]]) -> None:
+        """Put back the actuator states copied by :meth:`save` (into the same buffers)."""
+        for (current, following), (old_current, old_following) in zip(self.states, saved, strict=True):
+            if current is not None:
+                current.assign(old_current)
+                following.assign(old_following)
 
     def describe(self) -> dict[str, Any]:
         """Counts for reports: actuators, actuated DOFs, stateful actuators."""

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import warp as wp
 
 from isaaclab_contrib.physics.sensors.base import SensorRequest
+from isaaclab_contrib.physics.sensors.camera import DATA_TYPES, CameraData, CameraRequest
 from isaaclab_contrib.physics.sensors.contact import ContactRequest, ContactSensorKey, contact_sensor_key
 from isaaclab_contrib.physics.sensors.frame_transform import FrameTransformRequest
 from isaaclab_contrib.physics.sensors.imu import ImuRequest
@@ -283,6 +284,72 @@ class SensorMethods:
         index = len(session.sensors_of(FrameTransformRequest.kind))
         cls._add_sensor((FrameTransformRequest.kind, index), FrameTransformRequest(index, shapes, reference_sites))
         return index
+
+    @classmethod
+    def add_camera_sensor(
+        cls,
+        width: int,
+        height: int,
+        *,
+        xform: Any,
+        body_pattern: str | None = None,
+        fov: float = math.radians(60.0),
+        data_types: Iterable[str] = ("rgb", "depth"),
+        env_index: int | None = None,
+    ) -> int:
+        """Add a ray-traced pinhole camera (Newton's ``SensorCamera``), one view per env; returns its index.
+
+        Args:
+            width: Image width [pixels], 1 to 4096.
+            height: Image height [pixels], 1 to 4096.
+            xform: Camera pose (``wp.transform``; the camera looks along its local ``-Z``, ``+Y`` up;
+                see :func:`~isaaclab_contrib.physics.sensors.camera.look_at`) in each env's frame, or
+                relative to the body when *body_pattern* is given [m, quaternion xyzw].
+            body_pattern: Regex of the body the camera rides on (a wrist camera), matching one body in
+                every env (full label, or a path ending it); ``None``: fixed in each env's frame.
+            fov: Vertical field of view [rad], in (0, pi).
+            data_types: Images to render: any of ``"rgb"``, ``"depth"``, ``"segmentation"``, ``"normals"``.
+            env_index: ``None``: one view per env. An env index: a single view of that env, *xform* in world
+                coordinates (a global site; may be added after the envs were replicated, e.g. to frame env 0
+                for a video).
+
+        The camera sits at a site (:meth:`cl_register_site`), so add it before ``sim.reset()``, and a
+        camera fixed in the env frame before the envs are replicated
+        (:func:`isaaclab_contrib.scenes.replicate_envs`). The images render after the decimation loop of
+        every ``step()``, inside the captured graph; read them from :meth:`get_camera_sensor`.
+
+        Raises:
+            TypeError / ValueError: A bad argument, naming it; nothing is registered.
+        """
+        where = f"{cls.__name__}.add_camera_sensor"
+        for name, value in (("width", width), ("height", height)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"{where}: {name} must be an integer number of pixels, got {value!r}")
+            if not 1 <= value <= 4096:
+                raise ValueError(f"{where}: {name} must be in [1, 4096] pixels, got {value}")
+        if isinstance(fov, bool) or not isinstance(fov, (int, float)) or not (0.0 < float(fov) < math.pi):
+            raise ValueError(f"{where}: fov must be a number of radians in (0, pi), got {fov!r}")
+        kinds = (data_types,) if isinstance(data_types, str) else tuple(data_types)
+        unknown = [k for k in kinds if k not in DATA_TYPES]
+        if not kinds or unknown or len(set(kinds)) != len(kinds):
+            raise ValueError(f"{where}: data_types must be distinct names from {list(DATA_TYPES)}, got {kinds!r}")
+        if env_index is not None:
+            if isinstance(env_index, bool) or not isinstance(env_index, int) or env_index < 0:
+                raise ValueError(f"{where}: env_index must be None or a non-negative integer, got {env_index!r}")
+            if body_pattern is not None:
+                raise ValueError(f"{where}: a single-env camera (env_index) cannot ride a body; give one or the other")
+        session = cls._active()
+        site = cls.cl_register_site(body_pattern, xform, per_world=body_pattern is None and env_index is None)
+        index = len(session.sensors_of(CameraRequest.kind))
+        request = CameraRequest(index, site, width, height, float(fov), kinds, world=env_index)
+        cls._add_sensor((CameraRequest.kind, index), request)
+        return index
+
+    @classmethod
+    def get_camera_sensor(cls, index: int) -> CameraData | None:
+        """The images of camera *index* (``.rgb``, ``.depth``, ``.segmentation``, ``.normals`` as zero-copy torch
+        tensors ``(num_envs, height, width, C)``, ``.camera_transforms``, ``.intrinsics``); ``None`` before reset."""
+        return cls._sensor(CameraRequest.kind, index, "camera")
 
     @classmethod
     def _sensor(cls, kind: str, key: Any, what: str):

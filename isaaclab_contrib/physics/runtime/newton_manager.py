@@ -175,22 +175,34 @@ class NewtonManager(SensorMethods, UsdMethods):
         part: SolverPart | None = None,
         then: Callable[[], None] | None = None,
     ) -> None:
-        """The one swap-in path of a completely built instance (and solver part).
+        """The one swap-in path of a completely built instance (and solver part), all or nothing.
 
         Sets the instance (and its part), runs *then* (a full reset's state rewrite), and when a part
-        was swapped in: commits the bound solver (the spec's proxy id write-back), applies program
-        changes made meanwhile and dispatches ``PHYSICS_READY``.
+        was swapped in: applies program changes made meanwhile, dispatches ``PHYSICS_READY`` and
+        commits the bound solver (the spec's proxy id write-back). When any of it raises (a
+        ``PHYSICS_READY`` callback, a re-recording), the previous instance, part, state and clock are
+        put back before the error propagates.
         """
+        previous_instance = session.instance
+        previous_part = instance.part
+        saved = instance.save_state() if then is not None else None
         session.instance = instance
         if part is not None:
             instance.part = part
-        if then is not None:
-            then()
-        if part is None:
-            return
+        try:
+            if then is not None:
+                then()
+            if part is None:
+                return
+            session.settle()
+            cls.dispatch_event(PhysicsEvent.PHYSICS_READY, session.manager_cls)
+        except BaseException:
+            if saved is not None:
+                instance.restore_state(saved)
+            instance.part = previous_part
+            session.instance = previous_instance
+            raise
         part.bound.commit()
-        session.settle()
-        cls.dispatch_event(PhysicsEvent.PHYSICS_READY, session.manager_cls)
 
     @classmethod
     def start_simulation(cls) -> None:
@@ -201,14 +213,16 @@ class NewtonManager(SensorMethods, UsdMethods):
         """
         session = cls._active()
         session.require(session.instance is None, "start_simulation() was already called; use reset()")
-        cls._swap_in(session, cls._new_model_instance(session))
+        with session.lifecycle("start_simulation()"):
+            cls._swap_in(session, cls._new_model_instance(session))
 
     @classmethod
     def initialize_solver(cls) -> None:
         """Build the solver, contacts, sensors and observables, warm up once and capture the step program."""
         session = cls._active()
         instance = cls._instance("initialize_solver()")
-        cls._swap_in(session, instance, instance.build_solver_part(session.snapshot()))
+        with session.lifecycle("initialize_solver()"):
+            cls._swap_in(session, instance, instance.build_solver_part(session.snapshot()))
 
     @classmethod
     def reset(cls, soft: bool = False) -> None:
@@ -220,21 +234,22 @@ class NewtonManager(SensorMethods, UsdMethods):
         """
         session = cls._active()
         instance = session.instance
-        if instance is None:
-            instance = cls._new_model_instance(session)
-            cls._swap_in(session, instance, instance.build_solver_part(session.snapshot()))
-            return
-        if instance.part is None:
+        if instance is not None and instance.part is None:
             cls.initialize_solver()
             return
-        part = None if soft else instance.build_solver_part(session.snapshot())
+        with session.lifecycle("reset()"):
+            if instance is None:
+                instance = cls._new_model_instance(session)
+                cls._swap_in(session, instance, instance.build_solver_part(session.snapshot()))
+                return
+            part = None if soft else instance.build_solver_part(session.snapshot())
 
-        def rewind() -> None:
-            instance.write_initial_state(instance.world_mask_from())
-            instance.apply_pending_resets()
-            instance.sim_time, instance.step_count = 0.0, 0
+            def rewind() -> None:
+                instance.write_initial_state(instance.world_mask_from())
+                instance.apply_pending_resets()
+                instance.sim_time, instance.step_count = 0.0, 0
 
-        cls._swap_in(session, instance, part, then=rewind)
+            cls._swap_in(session, instance, part, then=rewind)
 
     @classmethod
     def step(cls) -> None:
@@ -245,10 +260,11 @@ class NewtonManager(SensorMethods, UsdMethods):
         """
         session = cls._active()
         instance = cls._running("step()")
-        instance.apply_pending_resets()
-        cls._notify_model_changes()
-        session.settle()
-        instance.run_step()
+        with session.lifecycle("step()"):
+            instance.apply_pending_resets()
+            cls._notify_model_changes()
+            session.settle()
+            instance.run_step()
         session.settle()
 
     @classmethod
@@ -421,7 +437,9 @@ class NewtonManager(SensorMethods, UsdMethods):
     @classmethod
     def forward(cls) -> None:
         """Apply pending FK and solver resets of invalidated worlds without stepping."""
-        cls._instance("forward()").apply_pending_resets()
+        instance = cls._instance("forward()")
+        with cls._active().lifecycle("forward()"):
+            instance.apply_pending_resets()
 
     @classmethod
     def write_initial_state(cls, env_mask=None, env_ids=None) -> None:
@@ -434,7 +452,8 @@ class NewtonManager(SensorMethods, UsdMethods):
         instance = cls._instance("write_initial_state()")
         mask = instance.world_mask_from(env_mask, env_ids)
         instance.check_resettable(mask | instance.world_reset_mask.numpy(), "write_initial_state()")
-        instance.write_initial_state(mask)
+        with cls._active().lifecycle("write_initial_state()"):
+            instance.write_initial_state(mask)
 
     @classmethod
     def add_model_change(cls, change: int) -> None:
@@ -508,13 +527,25 @@ class NewtonManager(SensorMethods, UsdMethods):
     # ------------------------------------------------------------------ teardown
     @classmethod
     def clear(cls) -> None:
-        """Drop the session and its simulation instance (the event callbacks are kept; see :meth:`close`)."""
+        """Drop the session and its simulation instance (the event callbacks are kept; see :meth:`close`).
+
+        Raises:
+            RuntimeError: Called while ``step()`` or ``reset()`` runs (from one of their callbacks).
+        """
+        session = NewtonManager._session
+        if session is not None and session.running is not None:
+            raise RuntimeError(
+                f"{session.manager_name}: the simulation cannot be cleared or closed while {session.running} runs "
+                "(called from a step-program or event callback?); nothing was changed"
+            )
         NewtonManager._session = None
 
     @classmethod
     def close(cls) -> None:
         """Dispatch ``STOP`` (when a simulation started), then clear the callbacks and the session."""
         session = NewtonManager._session
+        if session is not None and session.running is not None:
+            cls.clear()  # raises: not while a lifecycle call runs
         if session is not None and session.instance is not None:
             cls.dispatch_event(PhysicsEvent.STOP, session.manager_cls)
         cls.clear_callbacks()
@@ -620,10 +651,14 @@ class NewtonManager(SensorMethods, UsdMethods):
 
     @classmethod
     def get_state(cls, scene_data_provider: Any = None) -> newton.State:
-        """The current state with pending FK applied (for visualization and raw-state reads)."""
+        """The current state with pending FK applied (for visualization and raw-state reads).
+
+        Called during ``step()`` (from a callback), the pending resets wait for the step boundary.
+        """
         del scene_data_provider
         instance = cls._instance("get_state()")
-        instance.apply_pending_resets()
+        if cls._active().running is None:
+            instance.apply_pending_resets()
         return instance.state_0
 
     @classmethod

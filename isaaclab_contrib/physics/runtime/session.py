@@ -70,6 +70,9 @@ class ManagerSession:
         self.actuators_active = False
         """Set by ``activate_newton_actuator_path()``; a model with Newton actuators activates it too."""
         self.instance: SimulationInstance | None = None
+        self.running: str | None = None
+        """The lifecycle call in progress (``"step()"``, ``"reset()"``...), or ``None``: lifecycle calls are not
+        re-entrant (a step-program or event callback cannot reset or step the simulation it runs in)."""
 
     # ------------------------------------------------------------------ naming
     @property
@@ -125,8 +128,28 @@ class ManagerSession:
     # ------------------------------------------------------------------ step program
     @property
     def busy(self) -> bool:
-        """True while the instance runs, records or builds its step program (changes then wait for the end)."""
-        return self.instance is not None and self.instance.busy
+        """True while a lifecycle call runs, or the instance runs, records or builds its step program
+        (program changes then wait for the end)."""
+        return self.running is not None or (self.instance is not None and self.instance.busy)
+
+    def lifecycle(self, what: str):
+        """Context manager around a lifecycle call: refuses it, naming both calls, while another one runs."""
+        session = self
+
+        class _Lifecycle:
+            def __enter__(self):
+                if session.running is not None:
+                    raise RuntimeError(
+                        f"{session.manager_name}.{what} cannot run while {session.running} runs (called from a "
+                        f"step-program or event callback?); call it after {session.running} returned. Nothing was "
+                        "changed."
+                    )
+                session.running = what
+
+            def __exit__(self, *exc):
+                session.running = None
+
+        return _Lifecycle()
 
     def program_changed(self) -> None:
         """Callbacks or decimation changed: recompile now, or when the step (or recording) in progress ends."""

@@ -208,6 +208,8 @@ class SimulationInstance:
         runs on them and restores them) and the actuator states are cleared (as after a reset).
         """
         bound = request.binding.bind(request.solver_cfg, self.model)
+        if self.actuators is not None and self.actuators.count:
+            bound.check_actuated_joints(self.actuators.actuated_joints(), request.manager_name)
         pipeline = contacts = None
         if bound.needs_collision_pipeline:
             pipeline = request.collision_cfg.build(self.model)
@@ -218,7 +220,7 @@ class SimulationInstance:
         part.program = self._compile(part, request)
         with self._busy():
             self._warm_up(part)
-            part.program.capture()
+            _capture(part)
         self.request = request
         return part
 
@@ -301,7 +303,7 @@ class SimulationInstance:
                     when=lambda i: i % interval == 0,
                 )
             )
-        solver_blockers = part.bound.graph_blockers(self.device)
+        solver_blockers = part.bound.graph_blockers(self.device, request.decimation * request.num_substeps)
         last_step = request.decimation - 1
         substeps = request.num_substeps
         stages.append(
@@ -315,8 +317,24 @@ class SimulationInstance:
         )
         for callback, graph_safe in request.post_step_callbacks:
             stages.append(_callback_stage("post_step", callback, graph_safe, Phase.ENV_STEP))
-        if part.sensors:
-            stages.append(Stage("sensors", Phase.ENV_STEP, lambda i, p=part: self._update_sensors(p)))
+        # Sensors whose update cannot be recorded on this device get an eager stage each; the rest share one.
+        blocked = {key: runtime.graph_blocker(self.device) for key, runtime in part.sensors.items()}
+        safe = [runtime for key, runtime in part.sensors.items() if blocked[key] is None]
+        if safe:
+            stages.append(Stage("sensors", Phase.ENV_STEP, lambda i, rs=tuple(safe): self._update_sensors(rs)))
+        for sensor in request.sensors:
+            reason = blocked.get(id(sensor))
+            if reason is not None:
+                runtime = part.sensors[id(sensor)]
+                stages.append(
+                    Stage(
+                        f"sensor:{sensor.name}",
+                        Phase.ENV_STEP,
+                        lambda i, r=runtime: r.update(self.state_0),
+                        graph_safe=False,
+                        reason=reason,
+                    )
+                )
         blocker = None if request.use_cuda_graph else "NewtonCfg.use_cuda_graph is False"
         return StepProgram(stages, request.decimation, self.device, capture=blocker is None, capture_blocker=blocker)
 
@@ -327,6 +345,7 @@ class SimulationInstance:
         from ``state_0`` (what actuators, callbacks and collision read) and graphs replay on fixed buffers.
         """
         dt = physics_dt / n
+        samplers = [runtime for runtime in part.sensors.values() if runtime.samples_substeps]
         state_in, state_out = self.state_0, self.state_1
         for k in range(n):
             if state_in.body_f is not None:
@@ -334,15 +353,20 @@ class SimulationInstance:
             if state_in.particle_f is not None:
                 wp.copy(state_in.particle_f, self.staged_particle_f)
             observables = part.obs_full if (last and k == n - 1) else part.obs_per_substep
+            for runtime in samplers:  # sensors observing every substep (SensorRuntime.samples_substeps)
+                runtime.begin_substep(state_in)
             part.bound.step(state_in, state_out, self.control, part.contacts, dt, observables)
             if part.step_average is not None:
                 part.step_average.update(state_in, state_out, dt)
+            for runtime in samplers:
+                runtime.end_substep(state_out, dt)
             state_in, state_out = state_out, state_in
         if state_in is not self.state_0:
+            _align_arrays(self.state_0, state_in)  # arrays a solver attached to its output on the first step
             self.state_0.assign(state_in)
 
-    def _update_sensors(self, part: SolverPart) -> None:
-        for runtime in part.sensors.values():
+    def _update_sensors(self, runtimes: tuple[SensorRuntime, ...]) -> None:
+        for runtime in runtimes:
             runtime.update(self.state_0)
 
     def _warm_up(self, part: SolverPart) -> None:
@@ -369,7 +393,7 @@ class SimulationInstance:
         """Compile and capture the program again for *request* (decimation or callbacks changed)."""
         program = self._compile(self.part, request)
         with self._busy():
-            program.capture()
+            _capture(self.part, program)
         self.part.program = program
         self.request = request
 
@@ -381,18 +405,54 @@ class SimulationInstance:
         self._setup_observables(part, request)
         part.program = self._compile(part, request)
         with self._busy():
-            part.program.capture()
+            _capture(part)
         self.part = part
         self.request = request
 
     def run_step(self) -> None:
         """One env step (pending resets are applied by the caller first); the caller applies program changes
-        requested while it runs once it returns."""
+        requested while it runs once it returns.
+
+        All or nothing: when a stage raises (a host callback, a launch), the states, the control and the
+        actuator states are put back as they were before the step, the clock and step count do not move,
+        and the solver-owned warm starts the partial step touched are cleared (as by a reset). A step that
+        replays as one graph cannot stop halfway and is not snapshotted.
+        """
         program = self.part.program
+        saved = None if program.is_fully_captured() else self.save_state()
         with self._busy():
-            program.run()
+            try:
+                program.run()
+            except BaseException:
+                if saved is not None:
+                    self.restore_state(saved)
+                    self.part.bound.reset(self.state_0, None)
+                raise
         self.sim_time += program.decimation * self.request.dt
         self.step_count += 1
+
+    def save_state(self) -> dict[str, Any]:
+        """Copies of everything a step or a reset writes: both states, the control, actuator states, clock."""
+        return {
+            "state_0": _snapshot_arrays(self.state_0),
+            "state_1": _snapshot_arrays(self.state_1),
+            "control": _snapshot_arrays(self.control),
+            "actuators": self.actuators.save() if self.actuators is not None else None,
+            "clock": (self.sim_time, self.step_count),
+            "pending": (self.world_reset_mask.numpy().copy(), self.fk_pending),
+        }
+
+    def restore_state(self, saved: dict[str, Any]) -> None:
+        """Put back what :meth:`save_state` copied (same arrays, so captured graphs stay valid)."""
+        _restore_arrays(self.state_0, saved["state_0"])
+        _restore_arrays(self.state_1, saved["state_1"])
+        _restore_arrays(self.control, saved["control"])
+        if self.actuators is not None and saved["actuators"] is not None:
+            self.actuators.restore(saved["actuators"])
+        self.sim_time, self.step_count = saved["clock"]
+        mask, pending = saved["pending"]
+        self.world_reset_mask.assign(mask)
+        self.fk_pending = pending
 
     # ------------------------------------------------------------------ per-env views
     _JOINT_ARRAYS = {
@@ -444,8 +504,8 @@ class SimulationInstance:
 
     def check_resettable(self, mask: np.ndarray, what: str) -> None:
         """Raise before anything is written when the solver cannot reset the worlds of *mask* alone."""
-        if mask.all() or not mask.any():
-            return
+        if mask[:-1].all() or not mask.any():
+            return  # every world: a full reset
         request = self.request
         blockers = request.binding.masked_reset_blockers(request.solver_cfg, self.model.world_count)
         if blockers:
@@ -474,9 +534,10 @@ class SimulationInstance:
             joint_mask = wp.array(host[joint_world], dtype=wp.bool, device=self.device)  # world -1 -> last entry
             newton.eval_fk(self.model, self.state_0.joint_q, self.state_0.joint_qd, self.state_0, joint_mask=joint_mask)
         if self.part is not None:
-            # Every world (and the global entities): a full reset, which solvers with shared data (an MPM grid
-            # over several worlds) support where a masked one is refused.
-            self.part.bound.reset(self.state_0, None if host.all() else mask)
+            # Every world selected: a full reset (of the global entities' solver history too), which solvers with
+            # shared data (an MPM grid over several worlds, a one-world MPM scene) support where a masked one
+            # is refused.
+            self.part.bound.reset(self.state_0, None if host[:-1].all() else mask)
         if self.actuators is not None:
             self.actuators.reset(host)
         mask.zero_()
@@ -545,6 +606,16 @@ def _align_arrays(state: Any, reference: Any) -> None:
             setattr(state, name, wp.zeros_like(array))
 
 
+def _capture(part: SolverPart, program: StepProgram | None = None) -> None:
+    """Record *program* (default: the part's) with the bound solver's host-side counters left as they were:
+    recording runs the host code of one env step, which must not advance what the eager path counts."""
+    saved = part.bound.save_host_state()
+    try:
+        (program or part.program).capture()
+    finally:
+        part.bound.restore_host_state(saved)
+
+
 def _callback_stage(kind: str, callback, graph_safe: bool, phase: Phase) -> Stage:
     name = f"{kind}:{getattr(callback, '__qualname__', None) or repr(callback)}"
     return Stage(
@@ -553,4 +624,5 @@ def _callback_stage(kind: str, callback, graph_safe: bool, phase: Phase) -> Stag
         lambda i, cb=callback: cb(),
         graph_safe=graph_safe,
         reason=None if graph_safe else "registered with graph_safe=False (host work)",
+        host_code=True,
     )

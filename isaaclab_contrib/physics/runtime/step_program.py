@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import enum
 import logging
+import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -56,6 +58,9 @@ class Stage:
     """Why the stage is not graph-safe (shown by ``eager_reason()``)."""
     when: Callable[[int], bool] | None = None
     """For physics-step stages: run only on physics steps where ``when(i)`` is true (``None``: every step)."""
+    host_code: bool = False
+    """User code the program cannot see into (callbacks): when captured, it is first recorded alone once,
+    and a warning names it if it launched no Warp kernel (its host work would run only while recording)."""
 
     def __post_init__(self):
         if not isinstance(self.phase, Phase):
@@ -116,6 +121,8 @@ class StepProgram:
             for stage in self.stages:
                 if not stage.graph_safe:
                     self._reasons.append(f"stage {stage.name!r} runs eagerly: {stage.reason or 'not graph-safe'}")
+        self._stage_timer: Callable[[Stage, int, float], None] | None = None  # profiling hook (set_stage_timer)
+        self._timed_ops: list[tuple[Stage, int, object]] = []
 
     # ------------------------------------------------------------------ running
     @staticmethod
@@ -133,6 +140,7 @@ class StepProgram:
         :meth:`eager_reason`."""
         if not self._capture_enabled:
             return
+        self._probe_host_code()
         segments: list[_Segment] = []
         for segment in self._segments:
             if not segment.graph_safe:
@@ -153,6 +161,35 @@ class StepProgram:
             for name, why in failed.items():
                 self._reasons.append(f"stage {name!r} could not be captured on {self.device}: {why}")
         self._segments = self._merge(segments)
+
+    def _probe_host_code(self) -> None:
+        """Record every graph-safe user callback alone once; warn about those that launched no Warp kernel.
+
+        A captured step replays only the Warp work recorded: a callback registered as graph-safe that
+        writes torch tensors or makes Python decisions would do that only while the graph is recorded,
+        and captured and eager runs would silently diverge. Warp does not list copies in a recorded
+        graph, so a callback doing only ``wp.copy`` is reported too (register it ``graph_safe=False``
+        or ignore the warning).
+        """
+        probed: set[str] = set()
+        for stage, i in self._ops:
+            if not (stage.host_code and stage.graph_safe) or stage.name in probed:
+                continue
+            probed.add(stage.name)
+            try:
+                with wp.ScopedCapture(device=self.device) as capture:
+                    stage.run(i)
+            except Exception:  # recording it fails later too, and is reported there
+                continue
+            if not capture.graph.module_execs:
+                warnings.warn(
+                    f"step-program stage {stage.name!r} is registered graph_safe=True but launched no Warp kernel "
+                    "while it was recorded: in the captured step only recorded Warp work replays, so host work "
+                    "(torch writes, Python logic) in it would run once, at recording, and never again. Register it "
+                    "with graph_safe=False if it does host work.",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
 
     def _merge(self, segments: list[_Segment]) -> list[_Segment]:
         """Re-record runs of neighbouring captured single-operation segments as one graph each."""
@@ -180,11 +217,50 @@ class StepProgram:
 
     def run(self) -> None:
         """Run one env step: replay captured segments, run the others eagerly, in program order."""
+        if self._stage_timer is not None:
+            self._run_timed()
+            return
         for segment in self._segments:
             if segment.graph is not None:
                 wp.capture_launch(segment.graph)
             else:
                 self._run_ops(segment.ops)
+
+    # ------------------------------------------------------------------ profiling hook
+    def set_stage_timer(self, timer: Callable[[Stage, int, float], None] | None) -> None:
+        """Profiling hook (``scripts/profile_step.py``): time every operation of the env step.
+
+        With *timer* set, :meth:`run` runs the step one operation at a time, in program order, and calls
+        ``timer(stage, physics_step, seconds)`` after each (``physics_step`` is ``-1`` for env-step stages;
+        the device is synchronized before and after, so the time is the operation's). An operation of a
+        captured segment replays from a graph of its own, recorded here (recording runs its host code once
+        and launches nothing; the caller keeps host-side counters if it cares); the others run eagerly as
+        usual. So the times add up to a captured (or eager) env step split by stage. ``None`` restores the
+        normal run; unset, the hook costs :meth:`run` one attribute test.
+        """
+        self._timed_ops = []
+        self._stage_timer = None
+        if timer is None:
+            return
+        ops: list[tuple[Stage, int, object]] = []
+        for segment in self._segments:
+            for stage, i in segment.ops:
+                graph = self._record([(stage, i)])[0] if segment.graph is not None else None
+                ops.append((stage, i, graph))
+        self._timed_ops = ops
+        self._stage_timer = timer
+
+    def _run_timed(self) -> None:
+        timer = self._stage_timer
+        for stage, i, graph in self._timed_ops:
+            wp.synchronize_device(self.device)
+            start = time.perf_counter()
+            if graph is not None:
+                wp.capture_launch(graph)
+            else:
+                stage.run(i)
+            wp.synchronize_device(self.device)
+            timer(stage, i, time.perf_counter() - start)
 
     # ------------------------------------------------------------------ introspection
     def is_fully_captured(self) -> bool:

@@ -5,7 +5,10 @@ session until a model exists) whose :meth:`SensorRequest.create` makes a :class:
 on one build (the Newton sensor, on the bound solver's model or an entry's view). The instance
 unions every request's :attr:`SensorRequest.observable_kinds`, allocates the observables once,
 hands every runtime what it reads (:meth:`SensorRuntime.connect`) and calls
-:meth:`SensorRuntime.update` in the step program's ``sensors`` stage. It never branches on the kind.
+:meth:`SensorRuntime.update` in the step program's ``sensors`` stage. A runtime that sets
+:attr:`SensorRuntime.samples_substeps` is also called around every solver substep
+(:meth:`SensorRuntime.begin_substep`, :meth:`SensorRuntime.end_substep`), e.g. to average over the env
+step. It never branches on the kind.
 
 Adding a kind is one module here (a request and a runtime class) plus one front method in
 :mod:`isaaclab_contrib.physics.runtime.manager_sensors` that validates the arguments and
@@ -85,5 +88,23 @@ class SensorRuntime:
         del sources
 
     def update(self, state: Any) -> None:
-        """Update the sensor from the current *state* (inside the step program, graph-safe)."""
+        """Update the sensor from the current *state* (inside the step program)."""
         self.sensor.update(state)
+
+    def graph_blocker(self, device: Any) -> str | None:
+        """Why :meth:`update` cannot be recorded in a graph on *device* (it then runs in an eager stage of its
+        own, named by ``eager_reason()``); ``None``: it can. Default: ``None``."""
+        del device
+        return None
+
+    samples_substeps: ClassVar[bool] = False
+    """Whether the program calls :meth:`begin_substep` and :meth:`end_substep` around every solver substep
+    (sensors that average over the env step or observe the solver while it steps). Default: no."""
+
+    def begin_substep(self, state_in: Any) -> None:
+        """Before one solver substep from *state_in* (graph-safe launches only). Default: nothing."""
+        del state_in
+
+    def end_substep(self, state_out: Any, dt: float) -> None:
+        """After one solver substep of *dt* [s] into *state_out* (graph-safe launches only). Default: nothing."""
+        del state_out, dt

@@ -28,7 +28,7 @@ from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
 if TYPE_CHECKING:
     import newton
 
-__all__ = ["BoundSolver", "SolverBinding", "binding_for", "register_binding", "registered_bindings"]
+__all__ = ["BoundSolver", "SolverBinding", "binding_for", "joint_refusal", "register_binding", "registered_bindings"]
 
 
 class SolverBinding:
@@ -40,6 +40,14 @@ class SolverBinding:
 
     family: str = "newton"
     """Short name of the family, used in messages."""
+
+    writes_joint_coordinates: bool = True
+    """Whether the solver advances ``joint_q`` / ``joint_qd`` (reduced coordinates). Maximal-coordinate
+    solvers (VBD, XPBD, semi-implicit) move bodies only: explicit actuators, which read the joint
+    state, need the joint coordinates recomputed from the bodies."""
+
+    simulates_joints: bool = True
+    """Whether the solver simulates joints at all (implicit MPM does not)."""
 
     reset_policy: str = (
         "full reset: states back to their initial values, solver rebuilt; masked reset / FK invalidation: "
@@ -80,6 +88,14 @@ class SolverBinding:
         del cfg, world_count
         return []
 
+    def reset_flags(self, cfg: NewtonSolverCfg) -> int:
+        """``newton.StateFlags`` a reset passes: the solver-owned history kept in the state, nothing the task
+        writes (joint, body and particle positions and velocities). Default: ``StateFlags.NONE``."""
+        import newton
+
+        del cfg
+        return int(newton.StateFlags.NONE)
+
     # ------------------------------------------------------------------ construction
     def build(self, cfg: NewtonSolverCfg, model: Any) -> newton.solvers.SolverBase:
         """Construct the Newton solver on *model* (a finalized ``Model`` or an entry ``ModelView``)."""
@@ -112,9 +128,19 @@ class BoundSolver:
         """Whether the solver consumes contacts from Newton's ``CollisionPipeline``."""
         return self.binding.needs_collision_pipeline(self.cfg)
 
-    def graph_blockers(self, device: str) -> list[str]:
-        """Reasons the solver step must not be recorded in a graph on *device* (empty: it may)."""
+    def graph_blockers(self, device: str, solver_steps: int = 1) -> list[str]:
+        """Reasons the solver step must not be recorded in a graph on *device* (empty: it may), when one env
+        step runs *solver_steps* solver steps (decimation x substeps)."""
+        del solver_steps
         return self.binding.graph_blockers(self.cfg, device)
+
+    def save_host_state(self) -> Any:
+        """Host-side solver state a recording would advance (e.g. Python counters), for :meth:`restore_host_state`."""
+        return None
+
+    def restore_host_state(self, saved: Any) -> None:
+        """Put back what :meth:`save_host_state` returned. Default: nothing."""
+        del saved
 
     def masked_reset_blockers(self, world_count: int) -> list[str]:
         """Reasons the solver cannot reset some worlds but not others (empty: it can)."""
@@ -139,11 +165,11 @@ class BoundSolver:
         to the model defaults (MuJoCo-Warp, Kamino, and coupled entries running them). The runtime owns
         the state: the task writes joint and body state, ``write_initial_state`` writes the initial
         state, and a reset keeps what was written, so the solver is told to reset no state attribute
-        (``StateFlags.NONE``); its warm starts, applied forces and other internal buffers are cleared.
+        (``StateFlags.NONE``); its warm starts, applied forces and other internal buffers are cleared. A
+        family whose solver keeps history in the state (implicit MPM's particle strain) names those
+        flags in :meth:`SolverBinding.reset_flags`.
         """
-        import newton
-
-        self.solver.reset(state, world_mask=world_mask, flags=newton.StateFlags.NONE)
+        self.solver.reset(state, world_mask=world_mask, flags=self.binding.reset_flags(self.cfg))
 
     def notify_model_changed(self, flags: int) -> None:
         """Tell the solver which model properties changed (``newton.SolverNotifyFlags``)."""
@@ -151,6 +177,24 @@ class BoundSolver:
 
     def commit(self) -> None:
         """Called once the build this solver belongs to was swapped in. Default: nothing."""
+
+    def check_actuated_joints(self, joints: list[int], manager: str) -> None:
+        """Refuse explicit actuators on *joints* (model joint indices) that this solver would not follow.
+
+        Raises:
+            ValueError: The solver simulates no joints, or does not write the joint coordinates the
+                actuators read (their effort would be applied open-loop); names the solver and the joints.
+        """
+        if not joints:
+            return
+        reason = joint_refusal(self.binding, type(self.solver).__name__)
+        if reason is not None:
+            labels = [self.model.joint_label[j] for j in joints[:3]]
+            raise ValueError(
+                f"{manager}: explicit actuators drive joints {labels}{' ...' if len(joints) > 3 else ''} of "
+                f"{type(self.cfg).__name__}, but {reason}. Use a reduced-coordinate solver (Steel, MuJoCo-Warp, "
+                "Featherstone) for the robot, or ImplicitActuatorCfg (the solver's own joint drive)."
+            )
 
     # ------------------------------------------------------------------ observables routing
     @property
@@ -200,6 +244,18 @@ class BoundSolver:
         """``(state, contacts, observables)`` a contact sensor reading *entry*'s forces updates from."""
         del entry
         return state, contacts, observables
+
+
+def joint_refusal(binding: SolverBinding, solver_name: str) -> str | None:
+    """Why a solver of *binding*'s family would not follow explicit actuators, or ``None``."""
+    if not binding.simulates_joints:
+        return f"{solver_name} simulates no joints"
+    if not binding.writes_joint_coordinates:
+        return (
+            f"{solver_name} moves bodies (maximal coordinates) and never writes joint_q / joint_qd, so the "
+            "actuators would read a joint state that does not change and push open-loop"
+        )
+    return None
 
 
 _REGISTRY: dict[type, SolverBinding] = {}

@@ -22,14 +22,15 @@ __all__ = ["MPMBinding", "MPMSolverCfg"]
 class MPMSolverCfg(NewtonSolverCfg):
     """Newton's implicit material point method solver (granular and plastic materials).
 
-    Fields map to ``SolverImplicitMPM.Config``. MPM steps in place: as a coupled entry it
-    requires ``CouplerEntryCfg.in_place=True``. It collides particles against the model's
+    Fields map to ``SolverImplicitMPM.Config``. As a coupled entry it steps in place
+    (``CouplerEntryCfg.in_place=True``, output state = input state) or, like Newton's
+    ``vbd_mpm_coupled_solver`` example, into a second state (``in_place=False``). It collides particles against the model's
     shapes itself and does not consume Newton pipeline contacts. A ``"sparse"`` grid with
     ``max_active_cell_count=-1`` is unbounded and cannot be captured in a graph.
     """
 
     solver_class_path: ClassVar[str] = "newton.solvers:SolverImplicitMPM"
-    requires_in_place: ClassVar[bool] = True
+    requires_in_place: ClassVar[bool] = False
     supports_in_place: ClassVar[bool] = True
     _ranges: ClassVar[dict[str, str]] = {
         "voxel_size": "> 0",
@@ -65,6 +66,9 @@ class MPMSolverCfg(NewtonSolverCfg):
     """How collider velocities are estimated from their poses."""
     separate_worlds: bool = False
     """Solve each world on its own grid."""
+    strain_basis: str = "P0"
+    """Function space of the strain (stress) field on the grid: ``"P0"`` (piecewise constant, Newton's default),
+    ``"Q1"``, ``"Q1d"``, ``"pic"``... (``SolverImplicitMPM.Config.strain_basis``)."""
 
     def _accepted_arguments(self) -> set[str]:
         return {f.name for f in dataclasses.fields(self.solver_class().Config)}
@@ -88,6 +92,7 @@ class MPMBinding(_FromConfigDataclass):
     """
 
     family = "implicit_mpm"
+    simulates_joints = False
 
     def masked_reset_blockers(self, cfg: MPMSolverCfg, world_count: int) -> list[str]:
         if cfg.separate_worlds or world_count <= 1:
@@ -114,11 +119,23 @@ class MPMBinding(_FromConfigDataclass):
         del cfg
         return False
 
+    def reset_flags(self, cfg: MPMSolverCfg) -> int:
+        """Implicit MPM keeps particle history in the state (elastic strain, transform, velocity gradient,
+        stress, plastic ``Jp``) and clears it only when the flags name particles; it leaves
+        ``particle_q`` / ``particle_qd`` as they are, so a reset keeps what the task wrote."""
+        import newton
+
+        del cfg
+        return int(newton.StateFlags.PARTICLE)
+
     def graph_blockers(self, cfg: MPMSolverCfg, device: str) -> list[str]:
         reasons = []
-        if cfg.grid_type == "sparse" and cfg.max_active_cell_count < 0:
-            reasons.append("MPMSolverCfg has an unbounded sparse grid (grid_type='sparse', max_active_cell_count=-1)")
-        elif cfg.grid_type == "sparse" and cfg.grid_padding != 0:
+        if cfg.max_active_cell_count < 0:
+            reasons.append(
+                f"MPMSolverCfg has an unbounded {cfg.grid_type} grid (grid_type={cfg.grid_type!r}, "
+                "max_active_cell_count=-1): Newton captures only a positive active-cell capacity"
+            )
+        if cfg.grid_type == "sparse" and cfg.grid_padding != 0:
             reasons.append("MPMSolverCfg has a sparse grid with grid_padding > 0, which cannot be rebuilt in a graph")
         elif cfg.grid_type == "dense":
             reasons.append("SolverImplicitMPM captures only fixed or rebuildable sparse grids (grid_type='dense')")

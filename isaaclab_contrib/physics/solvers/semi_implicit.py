@@ -42,6 +42,7 @@ class SemiImplicitSolverCfg(NewtonSolverCfg):
 
 class SemiImplicitBinding(SolverBinding):
     family = "semi_implicit"
+    writes_joint_coordinates = False
 
 
 register_binding(SemiImplicitSolverCfg, SemiImplicitBinding())

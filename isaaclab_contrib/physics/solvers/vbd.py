@@ -36,6 +36,9 @@ class VBDSolverCfg(NewtonSolverCfg):
         "rigid_contact_k_start": ">= 0",
         "rigid_body_contact_buffer_size": ">= 1",
         "rigid_body_particle_contact_buffer_size": ">= 1",
+        "particle_self_contact_gap": ">= 0",
+        "rigid_joint_linear_ke": "> 0",
+        "rigid_joint_angular_ke": "> 0",
     }
 
     iterations: int | None = None
@@ -63,6 +66,14 @@ class VBDSolverCfg(NewtonSolverCfg):
     """Body-particle contacts stored per body [count]."""
     color_include_bending: bool = False
     """Colour the particle graph including bending (edge-opposite) neighbours."""
+    particle_self_contact_gap: float | None = None
+    """Self-contact gap kept between particles and triangles [m]; ``None`` keeps Newton's default."""
+    rigid_joint_linear_ke: float | None = None
+    """Linear stiffness of the joints VBD solves between rigid bodies (e.g. proxy joints) [N/m]; ``None`` keeps
+    Newton's default."""
+    rigid_joint_angular_ke: float | None = None
+    """Angular stiffness of the joints VBD solves between rigid bodies [N*m/rad]; ``None`` keeps Newton's
+    default."""
 
 
 class VBDBinding(SolverBinding):
@@ -76,6 +87,7 @@ class VBDBinding(SolverBinding):
     """
 
     family = "vbd"
+    writes_joint_coordinates = False
 
     @staticmethod
     def _covers(groups: Any, count: int) -> bool:

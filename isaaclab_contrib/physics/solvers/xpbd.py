@@ -60,6 +60,7 @@ class XPBDSolverCfg(NewtonSolverCfg):
 
 class XPBDBinding(SolverBinding):
     family = "xpbd"
+    writes_joint_coordinates = False
 
 
 register_binding(XPBDSolverCfg, XPBDBinding())

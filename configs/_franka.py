@@ -1,0 +1,364 @@
+"""The Franka Panda of ``example-robot-data`` and a scripted IK pick, shared by the Franka scenes.
+
+Not a scene (the leading underscore keeps it out of the registry's imports): :func:`panda_cfg` is the
+robot's asset config (URDF, convex-hull colliders, no visual meshes, PD joint drives by joint regex) and
+:class:`PickScript` a keyframed pick-and-lift: end-effector waypoints solved once by Newton's IK
+(``newton.ik``, on a model of the robot alone), then joint targets interpolated in joint space and written
+into ``joint_view("joint_target_q")`` before every env step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import newton
+import newton.ik as ik
+import numpy as np
+import warp as wp
+
+from isaaclab_contrib.coupling import CouplerProxyCfg, CouplerProxyMappingCfg
+from isaaclab_contrib.physics import (
+    ImplicitActuatorCfg,
+    MJWarpSolverCfg,
+    NewtonCollisionPipelineCfg,
+    NewtonModelCfg,
+    VBDSolverCfg,
+)
+from isaaclab_contrib.scenes import (
+    ENV_PATH,
+    ArticulationCfg,
+    ArticulationInitialStateCfg,
+    GroundPlaneCfg,
+    SceneBaseCfg,
+    UrdfFileCfg,
+)
+from isaaclab_contrib.scenes.articulation import ShapeMaterialCfg
+from isaaclab_contrib.scenes.asset_paths import example_robot_data_path
+from isaaclab_contrib.scenes.checks import LiftCheck, SceneCheck, body_points
+from isaaclab_contrib.utils.configclass import configclass
+
+__all__ = [
+    "ARM_JOINTS",
+    "FINGER_JOINTS",
+    "FRAME_DT",
+    "PANDA_URDF",
+    "TCP_BODY",
+    "FrankaPickSceneCfg",
+    "PickScript",
+    "Waypoint",
+    "panda_cfg",
+    "pick_controller",
+]
+
+FRAME_DT = 1.0 / 60.0
+"""Env step of the Franka scenes [s]; the solvers run ``SUBSTEPS`` substeps per env step."""
+SUBSTEPS = 8
+"""Solver substeps per env step of the Franka scenes [count]."""
+
+PANDA_URDF = "robots/panda_description/urdf/panda.urdf"
+"""The Panda's URDF inside the ``example-robot-data`` package."""
+ARM_JOINTS = "panda_joint[1-7]"
+"""Regex of the seven arm joints."""
+FINGER_JOINTS = "panda_finger_joint[12]"
+"""Regex of the two finger slides (each 0 to 0.04 m of opening)."""
+TCP_BODY = "panda_hand_tcp"
+"""Body at the tool center point, between the finger pads (10.34 cm below the hand)."""
+READY_POSE = {
+    "panda_joint1": 0.0,
+    "panda_joint2": -0.3,
+    "panda_joint3": 0.0,
+    "panda_joint4": -2.2,
+    "panda_joint5": 0.0,
+    "panda_joint6": 1.9,
+    "panda_joint7": 0.785,
+    "panda_finger_joint.*": 0.04,
+}
+"""Start configuration: the hand above the work area, pointing down, fingers open [rad, m]."""
+
+
+def panda_cfg(
+    entry: str = "robot",
+    *,
+    arm_stiffness: float = 6.0e3,
+    arm_damping: float = 2.5e2,
+    finger_stiffness: float = 4.0e2,
+    finger_damping: float = 20.0,
+    finger_effort: float = 40.0,
+    mu: float = 1.0,
+) -> ArticulationCfg:
+    """The Panda (fixed base at the env origin) as an asset config owned by *entry*.
+
+    Args:
+        entry: Coupler entry owning the robot.
+        arm_stiffness: Position gain of the arm joints' PD drives [N*m/rad].
+        arm_damping: Velocity gain of the arm joints [N*m*s/rad].
+        finger_stiffness: Position gain of the finger slides [N/m].
+        finger_damping: Velocity gain of the finger slides [N*s/m].
+        finger_effort: Force limit of each finger slide [N].
+        mu: Friction coefficient of the robot's collision shapes [dimensionless].
+    """
+    return ArticulationCfg(
+        prim_path="{ENV_REGEX_NS}/Robot",
+        entry=entry,
+        spawn=UrdfFileCfg(
+            asset_path=example_robot_data_path(PANDA_URDF),
+            fix_base=True,
+            collider_type="convex_hull",
+            self_collision=False,
+            load_visuals=False,
+            material=ShapeMaterialCfg(mu=mu),
+        ),
+        init_state=ArticulationInitialStateCfg(joint_pos=dict(READY_POSE)),
+        actuators={
+            "arm": ImplicitActuatorCfg(
+                joint_names_expr=[ARM_JOINTS], stiffness=arm_stiffness, damping=arm_damping, effort_limit=87.0
+            ),
+            "fingers": ImplicitActuatorCfg(
+                joint_names_expr=[FINGER_JOINTS],
+                stiffness=finger_stiffness,
+                damping=finger_damping,
+                effort_limit=finger_effort,
+            ),
+        },
+    )
+
+
+@dataclass(frozen=True)
+class Waypoint:
+    """One keyframe of a scripted motion: reached at ``time`` [s] by interpolating from the previous one."""
+
+    time: float
+    """Time the waypoint is reached [s]."""
+    position: tuple[float, float, float]
+    """Tool-center-point position in the env frame [m]."""
+    opening: float
+    """Target of each finger slide [m] (0.04: open)."""
+
+
+@dataclass
+class PickScript:
+    """A scripted pick: :class:`Waypoint` s solved by IK once, then joint targets per env step.
+
+    ``rotation`` is the hand orientation of every waypoint (default: pointing down, fingers opening along y).
+    """
+
+    waypoints: list[Waypoint]
+    rotation: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
+    ik_iterations: int = 60
+    _joint_targets: np.ndarray | None = field(default=None, repr=False)
+    _names: list[str] = field(default_factory=list, repr=False)
+
+    def solve(self, robot: ArticulationCfg) -> np.ndarray:
+        """Joint positions of every waypoint [rad, m] (arm from IK, fingers from the waypoint), seeded from the
+        robot's start configuration; one row per waypoint, columns in the robot's coordinate order."""
+        builder = newton.ModelBuilder()
+        robot.add_to(builder, "Robot")
+        model = builder.finalize(device="cpu")
+        tcp = next(i for i, label in enumerate(model.body_label) if label.endswith("/" + TCP_BODY))
+        coords = model.joint_coord_count
+        q = model.joint_q.numpy().reshape(1, coords).astype(np.float32)
+        fingers = [i for i, label in enumerate(_coord_labels(model)) if "finger" in label]
+        rows = []
+        for wpt in self.waypoints:
+            target_pos = wp.array([wp.vec3(*wpt.position)], dtype=wp.vec3, device="cpu")
+            target_rot = wp.array([wp.vec4(*self.rotation)], dtype=wp.vec4, device="cpu")
+            objectives = [
+                ik.IKObjectivePosition(link_index=tcp, link_offset=wp.vec3(0.0), target_positions=target_pos),
+                ik.IKObjectiveRotation(
+                    link_index=tcp, link_offset_rotation=wp.quat_identity(), target_rotations=target_rot
+                ),
+                ik.IKObjectiveJointLimit(
+                    joint_limit_lower=model.joint_limit_lower, joint_limit_upper=model.joint_limit_upper, weight=10.0
+                ),
+            ]
+            solver = ik.IKSolver(model, 1, objectives, lambda_initial=0.1, jacobian_mode=ik.IKJacobianType.ANALYTIC)
+            q_in = wp.array(q, dtype=wp.float32, device="cpu")
+            q_out = wp.zeros_like(q_in)
+            solver.step(q_in, q_out, iterations=self.ik_iterations)
+            q = q_out.numpy()
+            q[0, fingers] = wpt.opening
+            rows.append(q[0].copy())
+        self._names = [label.rsplit("/", 1)[-1] for label in _coord_labels(model)]
+        self._joint_targets = np.stack(rows)
+        return self._joint_targets
+
+    def targets_at(self, t: float) -> np.ndarray:
+        """Joint targets at time *t* [s]: smooth (cosine) interpolation between the solved waypoints."""
+        assert self._joint_targets is not None, "call solve() first"
+        times = [w.time for w in self.waypoints]
+        if t <= times[0]:
+            return self._joint_targets[0]
+        for k in range(1, len(times)):
+            if t <= times[k]:
+                a = (t - times[k - 1]) / max(times[k] - times[k - 1], 1.0e-9)
+                a = 0.5 - 0.5 * np.cos(np.pi * a)
+                return (1.0 - a) * self._joint_targets[k - 1] + a * self._joint_targets[k]
+        return self._joint_targets[-1]
+
+    def write(self, manager: Any, robot: ArticulationCfg, t: float) -> None:
+        """Write the targets at time *t* into every env's robot columns of ``joint_view("joint_target_q")``."""
+        import torch
+
+        if self._joint_targets is None:
+            self.solve(robot)
+        columns = [c.rsplit("/", 1)[-1] for c in manager.joint_view_columns("joint_target_q")]
+        ours = [columns.index(name) for name in self._names]
+        view = manager.joint_view("joint_target_q")
+        view[:, ours] = torch.as_tensor(self.targets_at(t), dtype=view.dtype, device=view.device)
+
+
+def _coord_labels(model: newton.Model) -> list[str]:
+    """Label of the joint of every coordinate of *model*."""
+    starts = model.joint_q_start.numpy()
+    labels = []
+    for j, label in enumerate(model.joint_label):
+        labels += [label] * int(starts[j + 1] - starts[j])
+    return labels
+
+
+@configclass
+class FrankaPickSceneCfg(SceneBaseCfg):
+    """Base of the Franka pick scenes: the ground and the Panda, a VBD-owned object (a subclass adds it as a
+    field owned by the entry ``object``), the proxy coupling, the pick script and the lift checks.
+
+    Coupling: virtual proxy. The ``robot`` entry (MuJoCo-Warp, its own contacts off) owns the Panda; the
+    ``object`` entry (VBD) owns the object and the ground and sees the hand and both fingers as proxy bodies;
+    the contact impulses on them go back to MuJoCo as forces (two-way).
+    """
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "lift_height": "> 0",
+        "grasp_opening": "[0, 0.04]",
+        "contact_ke": ">= 0",
+        "contact_kd": ">= 0",
+        "contact_mu": ">= 0",
+        "vbd_iterations": ">= 1",
+        "min_lift": ">= 0",
+        "min_hold_time": ">= 0",
+        "hold_radius": "> 0",
+        "proxy_mass_scale": "> 0",
+    }
+
+    env_spacing: float = 2.0
+    """Distance between neighbouring env origins along x [m]."""
+    ground: GroundPlaneCfg = GroundPlaneCfg(entry="object")
+    """The ground (seen by the VBD entry: the object rests on it)."""
+    robot: ArticulationCfg = panda_cfg("robot")
+    """The Franka Panda (MuJoCo-Warp entry ``robot``)."""
+    lift_height: float = 0.2
+    """How far the script lifts the tool center point after the grasp [m]."""
+    grasp_opening: float = 0.008
+    """Finger-slide target while grasping [m] (inside the object: the squeeze is the drive's force)."""
+    contact_ke: float = 2.0e4
+    """Particle-shape contact stiffness [N/m]."""
+    contact_kd: float = 1.0e-3
+    """Particle-shape contact damping [N*s/m]."""
+    contact_mu: float = 1.0
+    """Particle-shape friction coefficient [dimensionless]."""
+    vbd_iterations: int = 10
+    """VBD iterations per substep [count]."""
+    min_lift: float = 0.10
+    """Check: the lifted part of the object must rise at least this much [m]."""
+    min_hold_time: float = 1.0
+    """Check: the lifted object must stay in the grasp at least this long [s]."""
+    hold_radius: float = 0.03
+    """Check: distance of the lifted part's center from the tool center point that still counts as held [m]."""
+    proxy_mass_scale: float = 10.0
+    """Mass scale of the hand and fingers as proxies in the VBD solver [dimensionless]. At 1 the light fingers
+    (30 g) are pushed apart inside each VBD solve and put back by the next sync, which flings the object in
+    some envs (the grasp then depends on float rounding: 1 to 3 of 4 envs held); at 10 every env holds."""
+
+    def coupler_cfg(self) -> CouplerProxyCfg:
+        """The Panda (MuJoCo-Warp) mirrored into the object's VBD solver as proxy hand and fingers."""
+        hand = [f"{self.robot.selector()}/panda/panda_(hand|leftfinger|rightfinger)"]
+        return CouplerProxyCfg(
+            entries=[
+                self.entry_cfg(
+                    "robot",
+                    MJWarpSolverCfg(iterations=20, disable_contacts=True, use_mujoco_contacts=False),
+                    include_body_shapes=False,
+                ),
+                self.entry_cfg(
+                    "object",
+                    VBDSolverCfg(
+                        iterations=self.vbd_iterations,
+                        particle_enable_tile_solve=False,
+                        rigid_body_particle_contact_buffer_size=256,
+                    ),
+                ),
+            ],
+            proxies=[
+                CouplerProxyMappingCfg(
+                    source="robot",
+                    destination="object",
+                    bodies=hand,
+                    mass_scale=self.proxy_mass_scale,
+                    collision_pipeline=NewtonCollisionPipelineCfg(broad_phase="explicit"),
+                    collide_interval=1,
+                )
+            ],
+            model_cfg=NewtonModelCfg(
+                soft_contact_ke=self.contact_ke, soft_contact_kd=self.contact_kd, soft_contact_mu=self.contact_mu
+            ),
+        )
+
+    # ------------------------------------------------------------------ what a subclass gives
+    def grasp_point(self) -> tuple[float, float, float]:
+        """Where the tool center point closes on the object, in the env frame [m]."""
+        raise NotImplementedError
+
+    def lifted_points(self) -> Any:
+        """``points(manager) -> (num_envs, n, 3)``: the part of the object that must rise (a
+        :mod:`~isaaclab_contrib.scenes.checks` points function)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ script and checks
+    def pick_script(self) -> PickScript:
+        """Approach above the grasp point, descend, close, lift by :attr:`lift_height`, hold."""
+        x, y, z = self.grasp_point()
+        return PickScript(
+            [
+                Waypoint(0.0, (x, y, 0.30), 0.04),
+                Waypoint(0.8, (x, y, 0.30), 0.04),
+                Waypoint(1.8, (x, y, z), 0.04),
+                Waypoint(2.6, (x, y, z), self.grasp_opening),
+                Waypoint(3.8, (x, y, z + self.lift_height), self.grasp_opening),
+            ]
+        )
+
+    def checks(self) -> list[SceneCheck]:
+        """``finite``, ``lifted_m`` (the lifted part's mean height rose by :attr:`min_lift`) and ``held_s`` (it
+        stayed lifted and within :attr:`hold_radius` of the tool center point for :attr:`min_hold_time`)."""
+        tcp = body_points(f"{ENV_PATH}/{self.robot.label()}/panda/{TCP_BODY}")
+        lift = LiftCheck(
+            self.lifted_points(),
+            lambda manager: tcp(manager)[:, 0],
+            self.min_lift,
+            self.min_hold_time,
+            radius=self.hold_radius,
+        )
+        return [*super().checks(), lift.lifted, lift.held]
+
+
+_SCRIPTS: dict[int, PickScript] = {}
+
+
+def pick_controller(manager: Any, cfg: FrankaPickSceneCfg, t: float) -> None:
+    """Scene controller of the Franka pick scenes: the pick script's joint targets for the env step starting at
+    *t* [s] (the script is solved by IK on the first call for a scene config)."""
+    script = _SCRIPTS.get(id(cfg))
+    if script is None:
+        script = _SCRIPTS[id(cfg)] = cfg.pick_script()
+    script.write(manager, cfg.robot, t)
+
+
+def pick_spec_kwargs() -> dict[str, Any]:
+    """Timing and controller of the Franka scenes' ``SceneSpec``: 60 Hz env steps of 8 substeps, 5.5 s."""
+    return {
+        "decimation": 1,
+        "num_substeps": SUBSTEPS,
+        "physics_dt": FRAME_DT,
+        "controller": pick_controller,
+        "frames": 330,
+    }

@@ -1,0 +1,1 @@
+"""Utilities shared by the configs: ``@configclass``, field validation, script argument types."""
