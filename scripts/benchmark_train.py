@@ -12,7 +12,8 @@ the machine only ever slows a round down, so the best is the closest to an idle 
 learning). ``--mode train``: ``--iterations`` rsl-rl PPO iterations (rollout with the policy + update,
 gradients all-reduced over Gloo between the N processes, as ``train.py --distributed`` does).
 samples/s = env steps x envs of all processes / wall time from their common start (the barrier) to the
-last one's end (each process's own rate is printed too). Each process uses one torch
+last one's end (each process's own rate is printed too, and its CPU share: its CPU time over its wall
+time, 1.0 being a whole core, so a round that other load slowed down shows). Each process uses one torch
 thread (what ``torchrun`` sets with ``OMP_NUM_THREADS=1``), in both configurations.
 
     python scripts/benchmark_train.py --task Isaac-Arm-Press-Cloth-Direct-v0 --num_envs 16 --processes 2
@@ -22,6 +23,8 @@ thread (what ``torchrun`` sets with ``OMP_NUM_THREADS=1``), in both configuratio
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import socket
 import statistics
@@ -59,10 +62,10 @@ def _worker(rank: int, world: int, port: int, args: argparse.Namespace, barrier,
             for _ in range(3):
                 unwrapped.step(torch.zeros(args.num_envs, unwrapped.num_actions))
             barrier.wait()
-            start = time.monotonic()
+            start, cpu = time.monotonic(), time.process_time()
             for _ in range(args.steps):
                 unwrapped.step(torch.rand(args.num_envs, unwrapped.num_actions, generator=generator) * 2 - 1)
-            end = time.monotonic()
+            end, cpu = time.monotonic(), time.process_time() - cpu
             steps = args.steps
         else:
             from isaaclab_contrib.rl import RslRlVecEnvWrapper
@@ -77,23 +80,28 @@ def _worker(rank: int, world: int, port: int, args: argparse.Namespace, barrier,
                 os.environ["MASTER_ADDR"] = "127.0.0.1"
                 init_distributed("cpu")
             torch.manual_seed(agent.seed)
-            runner = DistributedOnPolicyRunner(RslRlVecEnvWrapper(env), agent.to_rsl_rl(), log_dir=None, device="cpu")
-            runner.learn(num_learning_iterations=1)  # warm-up: first rollout and update
+            with contextlib.redirect_stdout(io.StringIO()):  # rsl-rl prints the models and the parameter sync
+                runner = DistributedOnPolicyRunner(
+                    RslRlVecEnvWrapper(env), agent.to_rsl_rl(), log_dir=None, device="cpu"
+                )
+                runner.learn(num_learning_iterations=1)  # warm-up: first rollout and update
             barrier.wait()
-            start = time.monotonic()
-            runner.learn(num_learning_iterations=args.iterations)
-            end = time.monotonic()
+            start, cpu = time.monotonic(), time.process_time()
+            with contextlib.redirect_stdout(io.StringIO()):
+                runner.learn(num_learning_iterations=args.iterations)
+            end, cpu = time.monotonic(), time.process_time() - cpu
             steps = args.iterations * agent.num_steps_per_env
             if world > 1:
                 torch.distributed.destroy_process_group()
-        queue.put((rank, steps * args.num_envs, start, end))
+        queue.put((rank, steps * args.num_envs, start, end, cpu))
     finally:
         env.close()
 
 
-def measure(args: argparse.Namespace, processes: int) -> tuple[float, list[float]]:
+def measure(args: argparse.Namespace, processes: int) -> tuple[float, list[float], list[float]]:
     """One round of *processes* processes started together: samples/s of all of them together (all samples over
-    the wall time from the common start to the last one's end) and of each on its own."""
+    the wall time from the common start to the last one's end), of each on its own, and the CPU share each got
+    (its CPU time over its wall time: 1.0 is a whole core; less means other load took the core)."""
     ctx = mp.get_context("spawn")
     barrier, queue = ctx.Barrier(processes), ctx.SimpleQueue()
     port = _free_port()
@@ -107,7 +115,8 @@ def measure(args: argparse.Namespace, processes: int) -> tuple[float, list[float
         raise RuntimeError(f"benchmark worker(s) failed with exit code(s) {failed}")
     reports = sorted(queue.get() for _ in range(processes))
     together = sum(r[1] for r in reports) / (max(r[3] for r in reports) - min(r[2] for r in reports))
-    return together, [samples / (end - start) for _, samples, start, end in reports]
+    rates = [samples / (end - start) for _, samples, start, end, _ in reports]
+    return together, rates, [cpu / (end - start) for _, _, start, end, cpu in reports]
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -129,12 +138,14 @@ def main(argv: list[str] | None = None) -> dict:
     )
     single, multi = [], []
     for k in range(args.rounds):
-        single.append(measure(args, 1)[0])
-        together, per_process = measure(args, args.processes)
+        alone, _, alone_cpu = measure(args, 1)
+        together, per_process, cpu = measure(args, args.processes)
+        single.append(alone)
         multi.append(together)
         print(
-            f"round {k + 1}: 1 process {single[-1]:.0f} samples/s; {args.processes} processes {multi[-1]:.0f} samples/s "
-            f"({', '.join(f'{r:.0f}' for r in per_process)})",
+            f"round {k + 1}: 1 process {alone:.0f} samples/s (CPU share {alone_cpu[0]:.2f}); {args.processes} processes "
+            f"{together:.0f} samples/s ({', '.join(f'{r:.0f}' for r in per_process)}; CPU shares "
+            f"{', '.join(f'{c:.2f}' for c in cpu)})",
             flush=True,
         )
     one, many = statistics.median(single), statistics.median(multi)
