@@ -21,12 +21,17 @@ checks them against the examples, bitwise):
 * ``softbody_dropping_to_cloth`` — a soft block (VBD) dropped on a cloth (VBD), proxy particles.
 * ``mujoco_vbd_admm`` — a ball (MuJoCo-Warp) attached under a cloth (VBD) and a pendulum with a VBD
   payload, ADMM attachment and joint constraints.
+* ``vbd_mpm_coupled`` — a soft cube (VBD) falling into a granular heap (implicit MPM, out of place), its
+  surface the MPM entry's deformable collider over proxy particles.
 
 Every module in the folder is imported (a new scene or task is one new file). Tasks register gymnasium
 ids on import (they register no scene): ``arm_press_cloth_task``
-(``Isaac-Arm-Press-Cloth-Direct-v0``) and ``press_cloth_task`` (``Isaac-Press-Cloth-Direct-v0``);
-``scripts/train.py --task ID`` trains them with rsl-rl. Both build on ``cloth_depth_task`` (the
-cloth, its center depth and the targets).
+(``Isaac-Arm-Press-Cloth-Direct-v0``, ``Isaac-Arm-Press-Cloth-Coupler-Obs-Direct-v0``),
+``press_cloth_task`` (``Isaac-Press-Cloth-Direct-v0``) and ``press_cloth_camera_task``
+(``Isaac-Press-Cloth-Depth-Camera-Direct-v0``), which build on ``cloth_depth_task`` (the cloth, its
+center depth and the targets), and ``franka_lift_task`` (``Isaac-Lift-Soft-Franka-Direct-v0``,
+``Isaac-Lift-Soft-Franka-Coarse-Direct-v0``, ``Isaac-Lift-Cloth-Franka-Direct-v0``) on the Franka scenes;
+``scripts/train.py --task ID`` trains them with rsl-rl.
 
 The package ``isaaclab_contrib`` never imports this package.
 """

@@ -35,7 +35,7 @@ from isaaclab_contrib.scenes import (
 )
 from isaaclab_contrib.scenes.articulation import ShapeMaterialCfg
 from isaaclab_contrib.scenes.asset_paths import example_robot_data_path
-from isaaclab_contrib.scenes.checks import LiftCheck, SceneCheck, body_points
+from isaaclab_contrib.scenes.checks import LiftCheck, SceneCheck, body_points, particle_points
 from isaaclab_contrib.utils.configclass import configclass
 
 __all__ = [
@@ -46,6 +46,8 @@ __all__ = [
     "TCP_BODY",
     "FrankaPickSceneCfg",
     "PickScript",
+    "RobotIk",
+    "TcpIkTable",
     "Waypoint",
     "panda_cfg",
     "pick_controller",
@@ -124,6 +126,159 @@ def panda_cfg(
     )
 
 
+class RobotIk:
+    """Newton's IK (``newton.ik``, Levenberg-Marquardt, analytic Jacobians) for the tool center point of a robot
+    config, on a CPU model of the robot alone (built once).
+
+    Args:
+        robot: The Panda's asset config (its ``init_state`` is the seed of :meth:`start_q`).
+    """
+
+    def __init__(self, robot: ArticulationCfg):
+        builder = newton.ModelBuilder()
+        robot.add_to(builder, "Robot")
+        self.model = builder.finalize(device="cpu")
+        self.tcp = next(i for i, label in enumerate(self.model.body_label) if label.endswith("/" + TCP_BODY))
+        labels = _coord_labels(self.model)
+        self.coord_names = [label.rsplit("/", 1)[-1] for label in labels]
+        """Joint name of every coordinate, in the robot's coordinate order."""
+        self.finger_coords = [i for i, label in enumerate(labels) if "finger" in label]
+        """Coordinates of the two finger slides."""
+
+    def start_q(self) -> np.ndarray:
+        """The robot's start configuration, shape ``(1, coords)`` [rad, m]."""
+        return self.model.joint_q.numpy().reshape(1, self.model.joint_coord_count).astype(np.float32)
+
+    def tcp_position(self, q: np.ndarray) -> np.ndarray:
+        """Tool-center-point positions [m] (robot base frame) of configurations ``q`` of shape ``(M, coords)``."""
+        state = self.model.state()
+        out = np.zeros((len(q), 3))
+        for k, row in enumerate(np.asarray(q, dtype=np.float32)):
+            state.joint_q.assign(row)
+            newton.eval_fk(self.model, state.joint_q, state.joint_qd, state)
+            out[k] = state.body_q.numpy()[self.tcp, :3]
+        return out
+
+    def solve(
+        self,
+        positions: Any,
+        rotation: tuple[float, float, float, float],
+        seed: np.ndarray,
+        iterations: int,
+    ) -> np.ndarray:
+        """Joint positions [rad, m] that put the tool center point at each of *positions* (``(M, 3)``, robot
+        base frame [m]) with the hand orientation *rotation* (quaternion ``x, y, z, w``), every problem seeded
+        from *seed* (``(1, coords)`` or ``(M, coords)``); shape ``(M, coords)``."""
+        positions = np.asarray(positions, dtype=np.float32).reshape(-1, 3)
+        count, coords = len(positions), self.model.joint_coord_count
+        seed = np.broadcast_to(np.asarray(seed, dtype=np.float32), (count, coords))
+        target_pos = wp.array(positions, dtype=wp.vec3, device="cpu")
+        target_rot = wp.array(np.tile(np.asarray(rotation, dtype=np.float32), (count, 1)), dtype=wp.vec4, device="cpu")
+        objectives = [
+            ik.IKObjectivePosition(link_index=self.tcp, link_offset=wp.vec3(0.0), target_positions=target_pos),
+            ik.IKObjectiveRotation(
+                link_index=self.tcp, link_offset_rotation=wp.quat_identity(), target_rotations=target_rot
+            ),
+            ik.IKObjectiveJointLimit(
+                joint_limit_lower=self.model.joint_limit_lower,
+                joint_limit_upper=self.model.joint_limit_upper,
+                weight=10.0,
+            ),
+        ]
+        solver = ik.IKSolver(
+            self.model, count, objectives, lambda_initial=0.1, jacobian_mode=ik.IKJacobianType.ANALYTIC
+        )
+        q_in = wp.array(np.ascontiguousarray(seed), dtype=wp.float32, device="cpu")
+        q_out = wp.zeros_like(q_in)
+        solver.step(q_in, q_out, iterations=iterations)
+        return q_out.numpy()
+
+
+class TcpIkTable:
+    """Joint targets for tool-center-point targets inside a box, from IK solved once on a grid.
+
+    The arm's IK (:class:`RobotIk`, hand pointing down) is solved at every node of a regular grid over
+    ``low .. high`` (robot base frame [m]), all problems seeded from the start configuration; a query
+    interpolates the nodes' joint positions trilinearly (torch, every env at once). Inside a cell the
+    interpolated configuration puts the tool center point within about a millimetre of the query (see
+    :meth:`max_error`): the solutions are smooth over the grid because every problem starts from the same
+    seed and the box is far from the arm's singularities.
+
+    Args:
+        robot: The Panda's asset config.
+        low: Lower corner of the box [m].
+        high: Upper corner of the box [m].
+        resolution: Grid nodes along x, y and z [count], each at least 2.
+        iterations: IK iterations per node [count].
+        rotation: Hand orientation (quaternion ``x, y, z, w``; default: pointing down, fingers along y).
+    """
+
+    def __init__(
+        self,
+        robot: ArticulationCfg,
+        low: tuple[float, float, float],
+        high: tuple[float, float, float],
+        resolution: tuple[int, int, int] = (5, 5, 9),
+        iterations: int = 80,
+        rotation: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0),
+    ):
+        if any(int(n) < 2 for n in resolution):
+            raise ValueError(f"TcpIkTable: resolution must be at least 2 nodes per axis, got {resolution!r}")
+        if not all(h > lo for lo, h in zip(low, high, strict=True)):
+            raise ValueError(f"TcpIkTable: high {high!r} must exceed low {low!r} on every axis")
+        self.ik = RobotIk(robot)
+        self.low = np.asarray(low, dtype=np.float64)
+        self.high = np.asarray(high, dtype=np.float64)
+        self.resolution = tuple(int(n) for n in resolution)
+        axes = [np.linspace(a, b, n) for a, b, n in zip(self.low, self.high, self.resolution, strict=True)]
+        grid = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
+        q = self.ik.solve(grid, rotation, self.ik.start_q(), iterations)
+        self.nodes = q.reshape(*self.resolution, -1)
+        """Joint positions at the grid nodes [rad, m], shape ``(nx, ny, nz, coords)``."""
+        self._torch: dict[str, Any] = {}
+
+    @property
+    def coord_names(self) -> list[str]:
+        """Joint name of every column of :meth:`joint_targets`."""
+        return self.ik.coord_names
+
+    def joint_targets(self, positions: Any) -> Any:
+        """Interpolated joint positions [rad, m] for tool-center-point targets *positions* (torch ``(N, 3)``, robot
+        base frame [m]; clamped into the box); torch ``(N, coords)`` on the positions' device."""
+        import torch
+
+        key = str(positions.device)
+        if key not in self._torch:
+            self._torch[key] = (
+                torch.as_tensor(self.nodes, dtype=torch.float32, device=positions.device),
+                torch.as_tensor(self.low, dtype=torch.float32, device=positions.device),
+                torch.as_tensor(self.high, dtype=torch.float32, device=positions.device),
+                torch.tensor(self.resolution, device=positions.device),
+            )
+        nodes, low, high, res = self._torch[key]
+        u = (positions.clamp(low, high) - low) / (high - low) * (res - 1)
+        i0 = u.floor().long().clamp(max=res - 2)
+        f = u - i0
+        out = 0.0
+        for corner in range(8):
+            bits = [(corner >> axis) & 1 for axis in range(3)]
+            weight = torch.ones_like(f[:, 0])
+            for axis, bit in enumerate(bits):
+                weight = weight * (f[:, axis] if bit else 1.0 - f[:, axis])
+            out = out + weight.unsqueeze(-1) * nodes[i0[:, 0] + bits[0], i0[:, 1] + bits[1], i0[:, 2] + bits[2]]
+        return out
+
+    def max_error(self, samples: int = 64, seed: int = 0) -> float:
+        """Largest distance [m] between a random query inside the box and the tool center point of its
+        interpolated configuration (forward kinematics on the robot model)."""
+        import torch
+
+        rng = np.random.default_rng(seed)
+        queries = self.low + rng.random((samples, 3)) * (self.high - self.low)
+        q = self.joint_targets(torch.as_tensor(queries, dtype=torch.float32)).numpy()
+        return float(np.linalg.norm(self.ik.tcp_position(q) - queries, axis=1).max())
+
+
 @dataclass(frozen=True)
 class Waypoint:
     """One keyframe of a scripted motion: reached at ``time`` [s] by interpolating from the previous one."""
@@ -152,34 +307,14 @@ class PickScript:
     def solve(self, robot: ArticulationCfg) -> np.ndarray:
         """Joint positions of every waypoint [rad, m] (arm from IK, fingers from the waypoint), seeded from the
         robot's start configuration; one row per waypoint, columns in the robot's coordinate order."""
-        builder = newton.ModelBuilder()
-        robot.add_to(builder, "Robot")
-        model = builder.finalize(device="cpu")
-        tcp = next(i for i, label in enumerate(model.body_label) if label.endswith("/" + TCP_BODY))
-        coords = model.joint_coord_count
-        q = model.joint_q.numpy().reshape(1, coords).astype(np.float32)
-        fingers = [i for i, label in enumerate(_coord_labels(model)) if "finger" in label]
+        ik_model = RobotIk(robot)
+        q = ik_model.start_q()
         rows = []
         for wpt in self.waypoints:
-            target_pos = wp.array([wp.vec3(*wpt.position)], dtype=wp.vec3, device="cpu")
-            target_rot = wp.array([wp.vec4(*self.rotation)], dtype=wp.vec4, device="cpu")
-            objectives = [
-                ik.IKObjectivePosition(link_index=tcp, link_offset=wp.vec3(0.0), target_positions=target_pos),
-                ik.IKObjectiveRotation(
-                    link_index=tcp, link_offset_rotation=wp.quat_identity(), target_rotations=target_rot
-                ),
-                ik.IKObjectiveJointLimit(
-                    joint_limit_lower=model.joint_limit_lower, joint_limit_upper=model.joint_limit_upper, weight=10.0
-                ),
-            ]
-            solver = ik.IKSolver(model, 1, objectives, lambda_initial=0.1, jacobian_mode=ik.IKJacobianType.ANALYTIC)
-            q_in = wp.array(q, dtype=wp.float32, device="cpu")
-            q_out = wp.zeros_like(q_in)
-            solver.step(q_in, q_out, iterations=self.ik_iterations)
-            q = q_out.numpy()
-            q[0, fingers] = wpt.opening
+            q = ik_model.solve([wpt.position], self.rotation, q, self.ik_iterations)
+            q[0, ik_model.finger_coords] = wpt.opening
             rows.append(q[0].copy())
-        self._names = [label.rsplit("/", 1)[-1] for label in _coord_labels(model)]
+        self._names = ik_model.coord_names
         self._joint_targets = np.stack(rows)
         return self._joint_targets
 
@@ -308,10 +443,15 @@ class FrankaPickSceneCfg(SceneBaseCfg):
         """Where the tool center point closes on the object, in the env frame [m]."""
         raise NotImplementedError
 
+    def lifted_particle_ids(self) -> list[int]:
+        """Global ids of the particles of the part of the object that must rise (env after env, the same
+        count per env)."""
+        raise NotImplementedError
+
     def lifted_points(self) -> Any:
         """``points(manager) -> (num_envs, n, 3)``: the part of the object that must rise (a
         :mod:`~isaaclab_contrib.scenes.checks` points function)."""
-        raise NotImplementedError
+        return particle_points(self.lifted_particle_ids(), self.num_envs)
 
     # ------------------------------------------------------------------ script and checks
     def pick_script(self) -> PickScript:

@@ -24,12 +24,11 @@ Registers the scene ``franka_cloth``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
 from isaaclab_contrib.scenes import InitialStateCfg, PinnedClothCfg, SceneSpec, register_scene
-from isaaclab_contrib.scenes.checks import particle_points
 from isaaclab_contrib.utils.configclass import configclass
 
 from ._franka import FrankaPickSceneCfg, pick_spec_kwargs
@@ -83,9 +82,9 @@ class FrankaClothSceneCfg(FrankaPickSceneCfg):
         ids = np.asarray(self.particle_ids("cloth")).reshape(self.num_envs, -1)
         return ids[:, local].reshape(-1).tolist()
 
-    def lifted_points(self) -> Any:
+    def lifted_particle_ids(self) -> list[int]:
         """The particles near the pinch point."""
-        return particle_points(self.pinched(), self.num_envs)
+        return self.pinched()
 
 
 register_scene(

@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from isaaclab_contrib.scenes import ArticulationCfg, InitialStateCfg, SceneSpec, SoftBlockCfg, register_scene
-from isaaclab_contrib.scenes.checks import particle_points
 from isaaclab_contrib.utils.configclass import configclass
 
 from ._franka import FrankaPickSceneCfg, panda_cfg, pick_spec_kwargs
@@ -65,9 +64,9 @@ class FrankaLiftSoftSceneCfg(FrankaPickSceneCfg):
         dx, dy, dz = self.block.cell_size
         return (x + 0.5 * nx * dx, y + 0.5 * ny * dy, z + 0.5 * nz * dz)
 
-    def lifted_points(self) -> Any:
+    def lifted_particle_ids(self) -> list[int]:
         """Every particle of the block."""
-        return particle_points(self.particle_ids("block"), self.num_envs)
+        return list(self.particle_ids("block"))
 
     def block_center(self, manager: Any) -> np.ndarray:
         """Center of the block of every env [m], shape ``(num_envs, 3)``."""

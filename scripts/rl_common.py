@@ -1,13 +1,22 @@
 """Shared command-line handling of ``train.py``, ``play.py`` and ``benchmark_env.py``: task ids to envs.
 
 Every argument that can be checked without building anything is checked by its ``argparse`` type (task
-ids, counts, seeds, folder names, the log root, checkpoint files), so a bad command line fails at once
-with a usage message, before any simulation or evaluation starts.
+ids, counts, seeds, folder names, the log root, checkpoint files, the form of the config overrides), so a
+bad command line fails at once with a usage message, before any simulation or evaluation starts.
+
+Config overrides (Isaac Lab / Hydra form) are trailing arguments ``env.<field path>=<value>`` and
+``agent.<field path>=<value>`` (see :mod:`isaaclab_contrib.utils.overrides`). Precedence, lowest first: the
+task's registered configs, then the flags (``--seed``, ``--num_envs``, ``--device``, and ``train.py``'s
+``--max_iterations``, ``--run_name``, ``--experiment_name``), then the overrides in the order given. The
+linked fields ``env.scene.num_envs`` / ``agent.num_envs`` and ``env.seed`` / ``agent.seed`` follow each
+other: overriding one sets both (overriding both to different values is an error).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -16,6 +25,8 @@ import isaaclab_coupling_configs  # noqa: F401  (registers the scenes and the gy
 from isaaclab_contrib.envs import check_seed, load_cfg_from_registry, resolve_entry_point
 from isaaclab_contrib.rl.runs import CheckpointError, check_log_root, check_path_component, load_checkpoint
 from isaaclab_contrib.utils.cli import positive_int
+from isaaclab_contrib.utils.configclass import MISSING
+from isaaclab_contrib.utils.overrides import Override, OverrideError, apply_overrides, overrides_record, parse_override
 
 DEFAULT_TASK = "Isaac-Arm-Press-Cloth-Direct-v0"
 
@@ -70,8 +81,18 @@ def checkpoint_arg(text: str) -> tuple[Path, str, object]:
     return Path(text), kind, content
 
 
+def override_arg(text: str) -> Override:
+    """argparse type: an override ``env.<field path>=<value>`` or ``agent.<field path>=<value>`` (its form only;
+    the field and the value are checked against the task's configs by :func:`task_configs`)."""
+    try:
+        return parse_override(text)
+    except OverrideError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """--task, --num_envs, --seed, --device and --eval_episodes (Isaac Lab spellings; dashes work too)."""
+    """--task, --num_envs, --seed, --device, --eval_episodes, --video, --video_length and the trailing config
+    overrides (Isaac Lab spellings; dashes work too)."""
     parser.add_argument(
         "--task", type=task_id, default=DEFAULT_TASK, help=f"gymnasium task id (default {DEFAULT_TASK})"
     )
@@ -81,12 +102,43 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--eval_episodes", "--eval-episodes", type=positive_int, default=2, help="evaluation episodes per env"
     )
+    parser.add_argument(
+        "--video", action="store_true", help="record mp4 clips of the viewer camera (the env renders rgb_array)"
+    )
+    parser.add_argument(
+        "--video_length",
+        "--video-length",
+        type=positive_int,
+        default=200,
+        help="env steps (frames) per recorded clip (default 200)",
+    )
+    parser.add_argument(
+        "overrides",
+        nargs="*",
+        type=override_arg,
+        metavar="env.PATH=VALUE|agent.PATH=VALUE",
+        help="config overrides, e.g. env.scene.num_envs=16 agent.algorithm.learning_rate=3e-4 (after the flags)",
+    )
+
+
+def parse_arguments(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """Parse *argv* (``sys.argv[1:]`` when ``None``); the overrides may come before, between or after the flags."""
+    args = parser.parse_intermixed_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
+    return args
+
+
+_LINKED = (("scene.num_envs", "num_envs"), ("seed", "seed"))
+"""(env path, agent path) pairs that hold the same setting: the env gets the agent's value."""
 
 
 def task_configs(args: argparse.Namespace, rank: int = 0):
-    """The task's env and runner configs with the command-line overrides applied (and validated).
+    """The task's env and runner configs with the flags and then the overrides applied (and validated).
 
-    *rank* (a distributed run's process rank) is added to the seed, so every process draws its own resets and
+    The flags: ``--seed``, ``--num_envs``, ``--device`` and, where the parser has them, ``--max_iterations``,
+    ``--run_name`` and ``--experiment_name``. Then ``args.overrides`` (``env.<path>=<value>`` /
+    ``agent.<path>=<value>``, in order; see the module documentation for the linked fields). *rank* (a
+    distributed run's process rank) is added to the seed last, so every process draws its own resets and
     actions; rank 0 keeps the seed given.
 
     Raises:
@@ -100,6 +152,30 @@ def task_configs(args: argparse.Namespace, rank: int = 0):
         agent_cfg.num_envs = args.num_envs
     if args.device is not None:
         env_cfg.sim.device = args.device
+    for flag in ("max_iterations", "run_name", "experiment_name"):
+        if getattr(args, flag, None) is not None:
+            setattr(agent_cfg, flag, getattr(args, flag))
+    overrides = list(getattr(args, "overrides", None) or [])
+    if overrides:
+        try:
+            configs = apply_overrides({"env": env_cfg, "agent": agent_cfg}, overrides)
+        except OverrideError as err:
+            raise SystemExit(f"invalid override for task {args.task}: {err}") from None
+        env_cfg, agent_cfg = configs["env"], configs["agent"]
+        given = {o.dotted: o for o in overrides}
+        for env_path, agent_path in _LINKED:
+            env_value = _get_path(env_cfg, env_path)
+            if (
+                f"env.{env_path}" in given
+                and f"agent.{agent_path}" in given
+                and env_value != _get_path(agent_cfg, agent_path)
+            ):
+                raise SystemExit(
+                    f"invalid overrides for task {args.task}: {given[f'env.{env_path}']} and {given[f'agent.{agent_path}']} "
+                    f"disagree; they are the same setting (give one of them)"
+                )
+            if f"env.{env_path}" in given:
+                _set_path(agent_cfg, agent_path, env_value)
     agent_cfg.seed += rank
     env_cfg.scene.num_envs = agent_cfg.num_envs
     env_cfg.seed = agent_cfg.seed
@@ -107,13 +183,62 @@ def task_configs(args: argparse.Namespace, rank: int = 0):
         env_cfg.validate()
         agent_cfg.validate()
     except (TypeError, ValueError) as err:
-        raise SystemExit(f"invalid settings for task {args.task}: {err}") from None
+        after = f" after the overrides {' '.join(map(str, overrides))}" if overrides else ""
+        raise SystemExit(f"invalid settings for task {args.task}{after}: {err}") from None
     return env_cfg, agent_cfg
 
 
-def make_env(task: str, env_cfg):
-    """``gymnasium.make(task, cfg=env_cfg)``."""
-    return gym.make(task, cfg=env_cfg)
+def _get_path(cfg, path: str):
+    for name in path.split("."):
+        cfg = getattr(cfg, name)
+    return cfg
+
+
+def _set_path(cfg, path: str, value) -> None:
+    *parents, name = path.split(".")
+    for parent in parents:
+        cfg = getattr(cfg, parent)
+    setattr(cfg, name, value)
+
+
+def _jsonable(value):
+    """*value* (from ``to_dict()``) as JSON data: tuples become lists, an unset field ``"MISSING"`` (the scene's
+    default, e.g. ``sim.physics.solver_cfg``), a non-finite number and anything else JSON cannot hold its ``repr``."""
+    if value is MISSING:
+        return "MISSING"
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else repr(value)
+    return repr(value)
+
+
+def write_params(folder: Path, env_cfg, agent_cfg, args: argparse.Namespace) -> Path:
+    """The final configs (after flags and overrides) as ``<folder>/params/env.json`` and ``agent.json``, and the
+    overrides and command line as ``params/overrides.json`` (Isaac Lab's ``params/*.yaml``; JSON here, since
+    PyYAML is not a dependency). Returns the ``params`` folder."""
+    params = folder / "params"
+    params.mkdir(parents=True, exist_ok=True)
+    for name, cfg in (("env", env_cfg), ("agent", agent_cfg)):
+        data = {"class": f"{type(cfg).__module__}:{type(cfg).__qualname__}", **_jsonable(cfg.to_dict())}
+        (params / f"{name}.json").write_text(json.dumps(data, indent=2) + "\n")
+    record = {
+        "task": args.task,
+        "overrides": overrides_record(getattr(args, "overrides", None) or []),
+        "command_line": list(getattr(args, "argv", [])),
+    }
+    (params / "overrides.json").write_text(json.dumps(record, indent=2) + "\n")
+    return params
+
+
+def make_env(task: str, env_cfg, render_mode: str | None = None):
+    """``gymnasium.make(task, cfg=env_cfg, render_mode=render_mode)``; ``"rgb_array"`` makes the env's viewer camera
+    render every step (for ``--video``), ``None`` renders nothing."""
+    return gym.make(task, cfg=env_cfg, render_mode=render_mode)
 
 
 def oracle_for(task: str, env):
@@ -142,7 +267,8 @@ def export_policy(runner, folder: Path) -> None:
 
 
 def policy_function(policy, num_envs: int):
-    """Turn rsl-rl's inference policy (it takes a TensorDict of groups) into ``obs -> actions``."""
-    from tensordict import TensorDict
+    """Turn rsl-rl's inference policy (it takes a TensorDict of groups) into ``obs -> actions``: a tensor
+    observation is the group ``"policy"``, a dict of groups keeps its names (``policy_callable``)."""
+    from isaaclab_contrib.rl import policy_callable
 
-    return lambda obs: policy(TensorDict({"policy": obs}, batch_size=[num_envs], device=obs.device))
+    return policy_callable(policy, num_envs)

@@ -11,8 +11,30 @@ and of the trained policy (deterministic) on the same number of whole episodes, 
 time.
 
 Everything that can fail fast is checked before the env is built: the task id, every number, the
-seed, ``--run_name`` (one folder name), the log root (a writable folder), the configs with the
-overrides applied; then the run folder is created.
+seed, ``--run_name`` and ``--experiment_name`` (one folder name each), the log root (a writable folder),
+the configs with the overrides applied, the checkpoint to resume from; then the run folder is created and
+the final configs are saved in it (``params/env.json``, ``params/agent.json``, and the overrides and command
+line in ``params/overrides.json``).
+
+Config overrides, Isaac Lab / Hydra form: trailing ``env.<field path>=<value>`` and
+``agent.<field path>=<value>`` arguments, parsed by each field's declared type and checked against its
+declared range (an unknown field lists the valid names). They apply after the flags ``--seed``,
+``--num_envs``, ``--device``, ``--max_iterations``, ``--run_name`` and ``--experiment_name``, so an override
+wins over a flag for the same field.
+
+``--resume`` continues a run: it loads ``<log_root>/<experiment>/<--load_run>/<--checkpoint>`` (a name or a
+regular expression each; by default the latest run and its latest ``model_<it>.pt``, by iteration number)
+with rsl-rl's ``OnPolicyRunner.load`` (policy, value function, optimizer and normalizer state) into a NEW run
+folder, and continues the iteration count: a checkpoint ``model_<it>.pt`` holds the state after iteration
+``<it>``, so the resumed run's first iteration is ``<it> + 1`` (its tensorboard curve and ``model_*.pt``
+numbering continue where the old run stopped) and it runs ``max_iterations`` more iterations. The
+checkpoint resumed from is recorded in ``result.json`` (``resumed_from``).
+
+``--video`` records clips of the viewer camera (``env.render()``, the env made with
+``render_mode="rgb_array"``) during training: ``--video_length`` env steps (default 200) every
+``--video_interval`` env steps (default 2000), counted from the first training step, as
+``<run folder>/videos/train/rl-video-step-<N>.mp4``. Recording only reads the rendered frames; the training
+is the same with and without it. Without ``--video`` nothing renders.
 
 ``--distributed`` trains with one process per device under ``torchrun`` (Isaac Lab's multi-GPU
 training): every process runs its own simulation with ``--num_envs`` envs and the seed plus its rank;
@@ -23,6 +45,9 @@ evaluations run on every process's envs and are averaged. More machines: ``torch
 
     python scripts/train.py --task Isaac-Arm-Press-Cloth-Direct-v0
     python scripts/train.py --task Isaac-Arm-Press-Cloth-Direct-v0 --seed 1 --num_envs 32 --max_iterations 250
+    python scripts/train.py --task Isaac-Press-Cloth-Direct-v0 env.scene.num_envs=16 agent.algorithm.learning_rate=3e-4
+    python scripts/train.py --task Isaac-Press-Cloth-Direct-v0 --resume --load_run '.*_seed0' --checkpoint 'model_.*.pt'
+    python scripts/train.py --task Isaac-Press-Cloth-Direct-v0 --video --video_interval 1000 --video_length 100
     torchrun --nproc_per_node=2 scripts/train.py --distributed --num_envs 16
     tensorboard --logdir logs/rsl_rl
 """
@@ -31,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -42,12 +68,15 @@ from rl_common import (
     folder_name_arg,
     log_root_arg,
     make_env,
+    parse_arguments,
     policy_function,
     reference_returns,
     task_configs,
+    write_params,
 )
 
 from isaaclab_contrib.rl import RslRlVecEnvWrapper, create_run_dir, evaluate_policy
+from isaaclab_contrib.rl.runs import CheckpointError, find_checkpoint, load_checkpoint
 from isaaclab_contrib.utils.cli import positive_int
 
 
@@ -95,9 +124,40 @@ def main(argv: list[str] | None = None) -> dict:
     )
     parser.add_argument("--run_name", "--run-name", type=folder_name_arg, default=None, help="suffix of the run folder")
     parser.add_argument(
+        "--experiment_name",
+        "--experiment-name",
+        type=folder_name_arg,
+        default=None,
+        help="experiment folder below the log root (default: the task's agent_cfg.experiment_name)",
+    )
+    parser.add_argument(
         "--distributed", action="store_true", help="one process per device under torchrun (Gloo on CPUs, NCCL on GPUs)"
     )
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--resume", action="store_true", help="continue from a checkpoint of this experiment (into a new run folder)"
+    )
+    parser.add_argument(
+        "--load_run",
+        "--load-run",
+        default=None,
+        help="with --resume: run folder name or regex (default: the latest run holding a checkpoint)",
+    )
+    parser.add_argument(
+        "--checkpoint",
+        default=None,
+        help="with --resume: checkpoint file name or regex, e.g. 'model_.*.pt' (default: the latest model_<it>.pt)",
+    )
+    parser.add_argument(
+        "--video_interval",
+        "--video-interval",
+        type=positive_int,
+        default=2000,
+        help="with --video: env steps between the starts of two clips (default 2000)",
+    )
+    args = parse_arguments(parser, argv)
+    for flag in ("load_run", "checkpoint"):
+        if getattr(args, flag) is not None and not args.resume:
+            parser.error(f"--{flag} needs --resume")
     wp.config.quiet = True
     from isaaclab_contrib.rl.distributed import DistributedOnPolicyRunner, init_distributed, torchrun_env
 
@@ -110,12 +170,11 @@ def main(argv: list[str] | None = None) -> dict:
     if args.distributed and launched is None:
         parser.error("--distributed needs torchrun: torchrun --nproc_per_node=N scripts/train.py --distributed ...")
     rank = launched[0] if args.distributed else 0
-    env_cfg, agent_cfg = task_configs(args, rank=rank)
-    if args.max_iterations is not None:
-        agent_cfg.max_iterations = args.max_iterations
-    if args.run_name is not None:
-        agent_cfg.run_name = args.run_name
+    env_cfg, agent_cfg = task_configs(args, rank=rank)  # the flags, then the overrides
     train_cfg = agent_cfg.to_rsl_rl()  # validates
+    # Before the run folder exists (so "the latest run" is never the new one) and before any process joins the
+    # process group (so rank 0 cannot create it while another rank still looks).
+    args.resume_path = _resume_checkpoint(args, agent_cfg) if args.resume else None
     context = None
     if args.distributed:
         try:
@@ -133,11 +192,16 @@ def main(argv: list[str] | None = None) -> dict:
             parser.error(f"cannot create the run folder: {err}")
     where = f"log dir {log_dir}" if log_dir is not None else f"rank {rank} of {world}"
     print(f"[train] task {args.task}: {env_cfg.scene.num_envs} envs, seed {agent_cfg.seed}, {where}", flush=True)
+    if args.overrides:
+        print(f"[train] overrides: {' '.join(map(str, args.overrides))}")
     try:
+        if log_dir is not None:
+            write_params(log_dir, env_cfg, agent_cfg, args)
         return _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, DistributedOnPolicyRunner)
     except BaseException:
-        if log_dir is not None and log_dir.is_dir() and not any(log_dir.iterdir()):
-            log_dir.rmdir()  # nothing was written: leave no empty run folder behind
+        if log_dir is not None and log_dir.is_dir() and all(p.name == "params" for p in log_dir.iterdir()):
+            # Nothing but the saved configs was written: leave no run folder behind.
+            shutil.rmtree(log_dir)
         raise
     finally:
         if context is not None:
@@ -145,6 +209,26 @@ def main(argv: list[str] | None = None) -> dict:
 
             if dist.is_initialized():
                 dist.destroy_process_group()
+
+
+def _resume_checkpoint(args: argparse.Namespace, agent_cfg) -> Path:
+    """The rsl-rl checkpoint ``--resume`` loads (see :func:`~isaaclab_contrib.rl.runs.find_checkpoint`), read and
+    checked before anything is built.
+
+    Raises:
+        SystemExit: No experiment folder, run or checkpoint matches (the message lists what exists), or the file
+            is not an rsl-rl checkpoint.
+    """
+    try:
+        path = find_checkpoint(args.log_root, agent_cfg.experiment_name, args.load_run, args.checkpoint)
+        kind, _ = load_checkpoint(path)
+    except (CheckpointError, ValueError, TypeError) as err:
+        raise SystemExit(f"[train] cannot resume: {err}") from None
+    if kind != "rsl_rl":
+        raise SystemExit(
+            f"[train] cannot resume from {path}: a TorchScript export holds no training state; pick a model_<it>.pt"
+        )
+    return path
 
 
 def _mean_over_processes(values: dict, context) -> dict:
@@ -168,7 +252,9 @@ def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) 
     torch.manual_seed(agent_cfg.seed)
     world = 1 if context is None else context.world_size
     main_process = context is None or context.is_main
-    env = make_env(args.task, env_cfg)
+    record = bool(getattr(args, "video", False)) and main_process and log_dir is not None
+    env = make_env(args.task, env_cfg, render_mode="rgb_array" if record else None)
+    recorder = None
     try:
         unwrapped = env.unwrapped
         episodes = args.eval_episodes
@@ -189,11 +275,38 @@ def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) 
 
         unwrapped.reset(seed=agent_cfg.seed)
         vec_env = RslRlVecEnvWrapper(env)
+        if record:
+            from isaaclab_contrib.rl.video_recorder import ClipRecorder, VecEnvVideoRecorder
+
+            recorder = ClipRecorder(
+                unwrapped, log_dir / "videos" / "train", args.video_length, args.video_interval, log=_log
+            )
+            vec_env = VecEnvVideoRecorder(vec_env, recorder)
+            print(
+                f"[train] recording {args.video_length}-step clips every {args.video_interval} env steps into "
+                f"{recorder.folder}"
+            )
         device = str(unwrapped.torch_device)
         runner = runner_class(vec_env, train_cfg, log_dir=None if log_dir is None else str(log_dir), device=device)
+        resume_path = getattr(args, "resume_path", None)
+        if resume_path is not None:
+            runner.load(str(resume_path), map_location=device)
+            # model_<it>.pt holds the state after iteration <it> (rsl-rl saves current_learning_iteration = it);
+            # the next iteration is <it> + 1, so the learning curve and the checkpoint numbering continue.
+            finished = int(runner.current_learning_iteration)
+            runner.current_learning_iteration = finished + 1
+            result["resumed_from"] = {"checkpoint": str(resume_path), "iteration": finished}
+            if main_process:
+                print(
+                    f"[train] resumed {resume_path} (after iteration {finished}): continuing at iteration {finished + 1}"
+                )
+        result["start_iteration"] = int(runner.current_learning_iteration)
         start = time.perf_counter()
         runner.learn(num_learning_iterations=agent_cfg.max_iterations, init_at_random_ep_len=True)
         train_seconds = time.perf_counter() - start
+        if recorder is not None:
+            recorder.close()
+            result["videos"] = [str(p) for p in recorder.clips]
         samples_per_iteration = agent_cfg.num_steps_per_env * num_envs * world
         result["train_seconds"] = train_seconds
         result["env_steps"] = agent_cfg.max_iterations * samples_per_iteration
@@ -217,11 +330,18 @@ def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) 
             f"{result['random_return']:.2f}) after {result['env_steps']} env steps in {train_seconds:.0f} s"
         )
         print(
-            f"[train] wrote {log_dir}/model_*.pt, exported/policy.pt, exported/policy.onnx, learning_curve.png, result.json"
+            f"[train] wrote {log_dir}/model_*.pt, exported/policy.pt, exported/policy.onnx, learning_curve.png, result.json, "
+            f"params/" + (", videos/train/" if recorder is not None and recorder.clips else "")
         )
         return result
     finally:
+        if recorder is not None:
+            recorder.close()
         env.close()
+
+
+def _log(line: str) -> None:
+    print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The ready configs of four of Newton's coupled examples against the examples themselves, state for state.
+"""The ready configs of five of Newton's coupled examples against the examples themselves, state for state.
 
 Each test runs Newton's installed example headless (its ``Example`` class with
 ``newton.viewer.ViewerNull`` and the arguments its own parser gives, as ``python -m newton.examples
@@ -34,7 +34,13 @@ import warp as wp
 
 from isaaclab_contrib.coupling import NewtonCouplerManager, build_coupled_solver
 from isaaclab_contrib.scenes import build_model, get_scene, launch
-from isaaclab_coupling_configs import mujoco_vbd_admm, proxy_joint_gripper, softbody_dropping_to_cloth, xpbd_vbd_coupled
+from isaaclab_coupling_configs import (
+    mujoco_vbd_admm,
+    proxy_joint_gripper,
+    softbody_dropping_to_cloth,
+    vbd_mpm_coupled,
+    xpbd_vbd_coupled,
+)
 
 STATE_FIELDS = ("body_q", "body_qd", "particle_q", "particle_qd", "joint_q", "joint_qd")
 FRAME_DT = 1.0 / 60.0  # every example steps 60 frames per second
@@ -84,6 +90,8 @@ class PlainLoop:
 
     ``collide``: ``"substep"`` (before every solver step), ``"frame"`` (once per frame) or ``"never"``.
     ``before_frame(model, control, t)`` runs on the host before each frame (the gripper's targets).
+    ``capture=False`` runs every frame eagerly, as the examples do on the CPU when a solver cannot be
+    recorded there (implicit MPM reads its residuals on the host).
     """
 
     def __init__(
@@ -95,6 +103,7 @@ class PlainLoop:
         collide: str,
         device: str = "cpu",
         before_frame: Callable[[Any, Any, float], None] | None = None,
+        capture: bool = True,
     ):
         self.model = model = build_model(scene_cfg, coupler_cfg, device=device)[0]
         self.solver = build_coupled_solver(model, coupler_cfg)
@@ -105,9 +114,11 @@ class PlainLoop:
         self.substeps, self.collide, self.before_frame = substeps, collide, before_frame
         self.dt = FRAME_DT / substeps
         self.t = 0.0
-        with wp.ScopedCapture(device=device) as capture:
-            self._frame()
-        self.graph = capture.graph
+        self.graph = None
+        if capture:
+            with wp.ScopedCapture(device=device) as recording:
+                self._frame()
+            self.graph = recording.graph
 
     def _frame(self) -> None:
         if self.collide == "frame":
@@ -123,14 +134,18 @@ class PlainLoop:
         for _ in range(frames):
             if self.before_frame is not None:
                 self.before_frame(self.model, self.control, self.t)
-            wp.capture_launch(self.graph)
+            if self.graph is not None:
+                wp.capture_launch(self.graph)
+            else:
+                self._frame()
             self.t += FRAME_DT
         return host_state(self.state_0)
 
 
-def manager_run(scene: str, scene_cfg, coupler_cfg, *, frames: int) -> dict[str, np.ndarray]:
-    """The registered ready scene *scene* with *coupler_cfg* through ``NewtonCouplerManager`` (captured): its
-    physics step, decimation, substeps and controller; one env step is one example frame."""
+def manager_run(scene: str, scene_cfg, coupler_cfg, *, frames: int, mode: str = "graph") -> dict[str, np.ndarray]:
+    """The registered ready scene *scene* with *coupler_cfg* through ``NewtonCouplerManager`` (captured, or in
+    the step *mode* the manager must choose): its physics step, decimation, substeps and controller; one env
+    step is one example frame."""
     M = NewtonCouplerManager
     spec = get_scene(scene)
     assert spec.physics_dt * spec.decimation == pytest.approx(FRAME_DT)
@@ -138,7 +153,7 @@ def manager_run(scene: str, scene_cfg, coupler_cfg, *, frames: int) -> dict[str,
     sim_cfg.physics.solver_cfg = coupler_cfg
     sim = launch(scene_cfg, sim_cfg)
     try:
-        assert M.step_mode() == "graph", M.eager_reason()
+        assert M.step_mode() == mode, M.eager_reason()
         t = 0.0
         for _ in range(frames):
             if spec.controller is not None:
@@ -319,3 +334,34 @@ def test_body_ids_express_the_unlabeled_bodies_of_newtons_admm_example(device):
             example.step()
         ours = host_state(example.state_0)
     assert_bitwise_equal(ours, newton_example("mujoco_vbd_admm_solver", ADMM_FRAMES))
+
+
+# ------------------------------------------------------------------------------ vbd_mpm_coupled_solver
+MPM_FRAMES = 2  # 1/30 s: the cube falls freely (it meets the heap after ~0.2 s); ~10 s a frame on the CPU
+
+
+def vbd_mpm_plain(frames: int, *, in_place: bool = False) -> dict[str, np.ndarray]:
+    scene = vbd_mpm_coupled.VbdMpmCoupledSceneCfg()
+    cfg = scene.coupler_cfg()
+    cfg.entries[1].in_place = in_place
+    # Implicit MPM reads its solver residuals on the host, so it cannot be recorded on the CPU: eager frames,
+    # as the example runs there.
+    return PlainLoop(scene, cfg, substeps=4, collide="substep", capture=False).run(frames)
+
+
+@pytest.mark.slow  # 4.3 min on the shared 2-core CPU: three 2-frame runs, 7.9k MPM points x 35 iterations x 3 passes
+def test_vbd_mpm_coupled_matches_newton_bitwise(device):
+    """The registered scene through the manager (partly eager on the CPU: Newton records implicit MPM only on
+    CUDA) is the example, bitwise: the same heap (``GranularHeapCfg``), the cube's surface as the MPM entry's
+    deformable collider set up after the coupler exists (``MPMSolverCfg.deformable_colliders``), the MPM entry
+    stepping out of place. Stepped in place, it is not: each of the three proxy passes of a step then
+    overwrites the MPM entry's only state, and the pass restart copies back only positions, velocities and
+    forces, not MPM's own per-particle history (elastic strain, stress, velocity gradient), so the second and
+    third passes start from a once-advanced history; after one frame the states are 0.7 mm (positions) and
+    8 cm/s (velocities) apart."""
+    cpu_only(device)
+    theirs = newton_example("vbd_mpm_coupled_solver", MPM_FRAMES)
+    scene = vbd_mpm_coupled.VbdMpmCoupledSceneCfg()
+    ours = manager_run("vbd_mpm_coupled", scene, scene.coupler_cfg(), frames=MPM_FRAMES, mode="partial")
+    assert_bitwise_equal(ours, theirs)
+    assert max_differences(vbd_mpm_plain(MPM_FRAMES, in_place=True), theirs)["particle_q"] > 1.0e-4

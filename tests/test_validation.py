@@ -37,6 +37,7 @@ from isaaclab_contrib.physics import (
     ImplicitActuatorCfg,
     KaminoSolverCfg,
     MJWarpSolverCfg,
+    MPMDeformableColliderCfg,
     MPMSolverCfg,
     NewtonCfg,
     NewtonCollisionPipelineCfg,
@@ -68,6 +69,8 @@ from isaaclab_contrib.utils.validation import FieldRule, declared_ranges, field_
 from isaaclab_coupling_configs.arm_press_cloth_task import ArmPressClothEnvCfg, ArmPressClothSceneCfg
 from isaaclab_coupling_configs.box_on_cloth import BoxOnClothSceneCfg
 from isaaclab_coupling_configs.cloth_depth_task import ClothDepthTaskCfg
+from isaaclab_coupling_configs.franka_lift_soft import FrankaLiftSoftSceneCfg
+from isaaclab_coupling_configs.franka_lift_task import FrankaLiftEnvCfg
 from isaaclab_coupling_configs.grains_on_cloth import GrainsOnClothSceneCfg
 from isaaclab_coupling_configs.mujoco_vbd_admm import AttachedBallSceneCfg
 from isaaclab_coupling_configs.press_cloth_task import PressClothEnvCfg, PressClothSceneCfg
@@ -109,6 +112,7 @@ FACTORIES = {
     MJWarpSolverCfg: MJWarpSolverCfg,
     VBDSolverCfg: VBDSolverCfg,
     MPMSolverCfg: MPMSolverCfg,
+    MPMDeformableColliderCfg: lambda: MPMDeformableColliderCfg(particles=[0, 1, 2]),
     KaminoSolverCfg: KaminoSolverCfg,
     NewtonModelCfg: NewtonModelCfg,
     NewtonCollisionPipelineCfg: NewtonCollisionPipelineCfg,
@@ -140,6 +144,7 @@ FACTORIES = {
     ArticulationCfg: lambda: ArticulationCfg(spawn=MjcfFileCfg(asset_path="robot.xml")),
     CoupledDirectEnvCfg: lambda: CoupledDirectEnvCfg(scene=BoxOnClothSceneCfg()),
     ClothDepthTaskCfg: lambda: ClothDepthTaskCfg(scene=PressClothSceneCfg()),
+    FrankaLiftEnvCfg: lambda: FrankaLiftEnvCfg(scene=FrankaLiftSoftSceneCfg()),
 }
 """Config classes that need arguments (required fields) and how to build a valid instance of each; every
 other config class found in the package and the configs package is built with its defaults."""

@@ -186,8 +186,15 @@ def build_entries(cfg: CouplerCfg, plan: CouplingPlan) -> list:
 
 
 def run_post_build_hooks(solver: Any, model: Any, cfg: CouplerCfg) -> None:
-    """Call every entry's ``post_build(entry_solver, entry_view)``, then the coupler's ``post_build(solver, model)``."""
+    """Finish every entry solver through its binding (:meth:`SolverBinding.post_build`), then call every entry's
+    ``post_build(entry_solver, entry_view)``, then the coupler's ``post_build(solver, model)``."""
     cls = type(cfg).__name__
+    for entry, binding in entry_bindings(cfg):
+        where = f"{cls}.entries[{entry.name!r}]"
+        try:
+            binding.post_build(entry.solver_cfg, solver.solver(entry.name), solver.view(entry.name), model)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"{where}: finishing {type(entry.solver_cfg).__name__} failed: {err}") from err
     for entry in cfg.entries:
         if entry.post_build is not None:
             _call_hook(

@@ -15,6 +15,10 @@ solver is the scene's coupler), ``cfg.scene`` (any :class:`~isaaclab_contrib.sce
 ``num_envs``), ``cfg.decimation``, ``cfg.episode_length_s`` and ``cfg.seed``. The env starts the simulation
 with :func:`~isaaclab_contrib.scenes.launch`, so any registered scene can become a task.
 
+Observations are one tensor ``[num_envs, num_observations]`` (the spaces are ``Box``) or, for a task
+that declares its groups in :meth:`_observation_group_shapes`, a dict of groups (e.g. ``{"policy":
+[num_envs, D], "camera": [num_envs, C, H, W]}``; the spaces are a gymnasium ``Dict`` of ``Box``).
+
 Subclasses implement :meth:`_pre_physics_step` and/or :meth:`_apply_action_launch`,
 :meth:`_get_observations`, :meth:`_get_rewards`, :meth:`_get_dones` and :meth:`_reset_idx`. Task buffers
 must be updated in place: rsl-rl collects rollouts under ``torch.inference_mode()``, and a buffer replaced
@@ -128,6 +132,13 @@ class CoupledDirectEnvCfg:
             self.simulation_cfg().validate()
 
 
+def _select_envs(obs: torch.Tensor | dict[str, torch.Tensor], ids: torch.Tensor):
+    """The rows *ids* of an observation tensor, or of every group of a dict of groups."""
+    if isinstance(obs, dict):
+        return {name: value[ids] for name, value in obs.items()}
+    return obs[ids]
+
+
 class CoupledDirectEnv(gym.Env):
     """Vectorized env base: all envs step together; finished envs reset themselves.
 
@@ -212,14 +223,25 @@ class CoupledDirectEnv(gym.Env):
         return tile_frames(rgb)
 
     def _define_spaces(self) -> None:
-        self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (self.num_observations,), np.float32)
+        groups = self._observation_group_shapes()
+        if groups is None:
+            self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (self.num_observations,), np.float32)
+        else:
+            if not isinstance(groups, dict) or not groups:
+                raise TypeError(
+                    f"{type(self).__name__}._observation_group_shapes() must return None or a non-empty dict of group "
+                    f"name to shape, got {groups!r}"
+                )
+            self.single_observation_space = gym.spaces.Dict(
+                {name: gym.spaces.Box(-np.inf, np.inf, tuple(shape), np.float32) for name, shape in groups.items()}
+            )
         self.single_action_space = gym.spaces.Box(-1.0, 1.0, (self.num_actions,), np.float32)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
 
     # ------------------------------------------------------------------ gym-like API
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[torch.Tensor, dict]:
-        """Reset every env; returns ``(obs, extras)``.
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[torch.Tensor | dict, dict]:
+        """Reset every env; returns ``(obs, extras)`` (*obs* a tensor, or a dict of groups).
 
         Args:
             seed: ``None`` keeps the env's generator running; an integer in ``[0, 2**64 - 1]`` reseeds the
@@ -269,7 +291,7 @@ class CoupledDirectEnv(gym.Env):
                 "length": self.episode_length[ids].clone(),
                 "env_ids": ids.clone(),
             }
-            extras["final_observation"] = self._get_observations()[ids]
+            extras["final_observation"] = _select_envs(self._get_observations(), ids)
             self._reset_envs(ids)
         return self._get_observations(), reward, terminated, truncated, extras
 
@@ -377,7 +399,15 @@ class CoupledDirectEnv(gym.Env):
         Registered as a post-actuator callback (inside the captured loop) only when a task overrides it.
         """
 
-    def _get_observations(self) -> torch.Tensor:
+    def _observation_group_shapes(self) -> dict[str, tuple[int, ...]] | None:
+        """Shapes of one env's observation groups (e.g. ``{"policy": (4,), "camera": (1, 16, 16)}``) when
+        :meth:`_get_observations` returns a dict of groups; ``None`` (default): one tensor of
+        ``num_observations`` values. Called once the buffers exist (after :meth:`_setup_buffers`)."""
+        return None
+
+    def _get_observations(self) -> torch.Tensor | dict[str, torch.Tensor]:
+        """The observations of every env: ``[num_envs, num_observations]``, or a dict of groups ``[num_envs, ...]``
+        (see :meth:`_observation_group_shapes`)."""
         raise NotImplementedError
 
     def _get_rewards(self) -> torch.Tensor:

@@ -121,8 +121,18 @@ def init_distributed(device: str) -> DistributedContext:
 class DistributedOnPolicyRunner(OnPolicyRunner):
     """rsl-rl's ``OnPolicyRunner`` whose multi-process setup also runs on CPUs (see the module docs).
 
-    Outside a multi-process job (``WORLD_SIZE`` unset or 1) it is exactly ``OnPolicyRunner``.
+    Outside a multi-process job (``WORLD_SIZE`` unset or 1) it is exactly ``OnPolicyRunner``, except that
+    ``train_cfg["obs_groups"]`` is checked against the env's observation groups first
+    (:func:`~isaaclab_contrib.rl.rsl_rl_cfg.check_obs_groups`): a group the env does not produce is a
+    ``ValueError`` naming the set and the group, before rsl-rl builds any model.
     """
+
+    def __init__(self, env, train_cfg: dict, log_dir: str | None = None, device: str = "cpu") -> None:
+        from .rsl_rl_cfg import check_obs_groups
+
+        if isinstance(train_cfg.get("obs_groups"), dict):
+            check_obs_groups(train_cfg["obs_groups"], env.get_observations(), "train_cfg['obs_groups']")
+        super().__init__(env, train_cfg, log_dir=log_dir, device=device)
 
     def _configure_multi_gpu(self) -> None:
         found = torchrun_env()

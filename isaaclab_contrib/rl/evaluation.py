@@ -1,17 +1,27 @@
-"""Evaluation of policies on a coupled direct env: fair mean returns over whole episodes."""
+"""Evaluation of policies on a coupled direct env: fair mean returns over whole episodes.
+
+A policy here is ``obs -> actions``, where *obs* is what the env returns: one tensor ``[num_envs,
+num_observations]`` or a dict of observation groups (e.g. ``{"policy": [num_envs, D], "camera": [num_envs, C,
+H, W]}``). :func:`policy_callable` turns rsl-rl's inference policy (which takes a ``TensorDict`` of groups) into
+such a function.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import torch
+from tensordict import TensorDict
 
 from isaaclab_contrib.envs import CoupledDirectEnv, check_seed
 
-__all__ = ["evaluate_policy", "random_policy"]
+__all__ = ["evaluate_policy", "policy_callable", "random_policy"]
 
-Policy = Callable[[torch.Tensor], torch.Tensor]
+Observations = torch.Tensor | Mapping[str, torch.Tensor]
+"""One tensor ``[num_envs, num_observations]`` or a dict (or ``TensorDict``) of groups ``[num_envs, ...]``."""
+Policy = Callable[[Observations], torch.Tensor]
 
 
 def evaluate_policy(env: CoupledDirectEnv, policy: Policy, episodes_per_env: int = 1, seed: int | None = None) -> dict:
@@ -22,7 +32,8 @@ def evaluate_policy(env: CoupledDirectEnv, policy: Policy, episodes_per_env: int
 
     Args:
         env: The env (its ``unwrapped`` when a gymnasium wrapper is given).
-        policy: ``obs [num_envs, num_observations] -> actions [num_envs, num_actions]``.
+        policy: ``obs -> actions [num_envs, num_actions]``; *obs* is what the env returns (a tensor
+            ``[num_envs, num_observations]`` or a dict of groups).
         episodes_per_env: Episodes counted per env (>= 1).
         seed: Reseed of the env's reset draws; ``None`` keeps its generator running.
 
@@ -55,7 +66,47 @@ def random_policy(env: CoupledDirectEnv, seed: int = 0) -> Policy:
     seed = check_seed(seed, "random_policy")
     generator = torch.Generator().manual_seed(0 if seed is None else seed)
 
-    def act(obs: torch.Tensor) -> torch.Tensor:
-        return (torch.rand(env.num_envs, env.num_actions, generator=generator) * 2.0 - 1.0).to(obs.device)
+    def act(obs: Observations) -> torch.Tensor:
+        return (torch.rand(env.num_envs, env.num_actions, generator=generator) * 2.0 - 1.0).to(_device_of(obs))
 
     return act
+
+
+def policy_callable(policy: Callable[[TensorDict], torch.Tensor], num_envs: int) -> Policy:
+    """rsl-rl's inference policy (``runner.get_inference_policy()``: it takes a ``TensorDict`` of observation
+    groups) as ``obs -> actions``, for :func:`evaluate_policy` and the scripts.
+
+    A tensor observation becomes the group ``"policy"`` (what :class:`~isaaclab_contrib.rl.RslRlVecEnvWrapper`
+    gives rsl-rl for it); a dict (or ``TensorDict``) of groups keeps its group names.
+
+    Args:
+        policy: The inference policy (or any callable taking a ``TensorDict`` with batch size ``[num_envs]``).
+        num_envs: Number of envs (the batch size) [count].
+
+    Raises:
+        ValueError: *num_envs* is not an integer >= 1.
+        TypeError: (when called) the observation is neither a tensor nor a non-empty dict of tensors.
+    """
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        raise ValueError(f"policy_callable: num_envs must be an integer >= 1, got {num_envs!r}")
+
+    def act(obs: Observations) -> torch.Tensor:
+        if isinstance(obs, torch.Tensor):
+            groups: dict[str, Any] = {"policy": obs}
+        elif isinstance(obs, (Mapping, TensorDict)) and len(obs):
+            groups = dict(obs.items())
+        else:
+            raise TypeError(
+                f"policy_callable: observations must be a tensor or a non-empty dict of group tensors, got "
+                f"{type(obs).__name__}"
+            )
+        return policy(TensorDict(groups, batch_size=[num_envs], device=_device_of(obs)))
+
+    return act
+
+
+def _device_of(obs: Observations) -> torch.device:
+    """The device of an observation tensor, or of the first group of a dict of groups."""
+    if isinstance(obs, torch.Tensor):
+        return obs.device
+    return next(iter(obs.values())).device

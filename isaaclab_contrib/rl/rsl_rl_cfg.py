@@ -3,11 +3,19 @@
 A task names its runner config (:class:`RslRlOnPolicyRunnerCfg`) in its gymnasium registration
 (``rsl_rl_cfg_entry_point``); :meth:`RslRlOnPolicyRunnerCfg.to_rsl_rl` turns it into the dictionary
 ``rsl_rl.runners.OnPolicyRunner`` takes. The fields mirror rsl-rl's own argument names.
+
+Observation groups: the env's observations reach rsl-rl as a ``TensorDict`` of groups (``"policy"``,
+plus e.g. an image group ``"camera"`` of shape ``(num_envs, C, H, W)``); :attr:`RslRlOnPolicyRunnerCfg.obs_groups`
+says which groups the actor and the critic read. An MLP (:class:`RslRlMlpModelCfg`) reads only flat
+``(num_envs, D)`` groups; a CNN model (:class:`RslRlCnnModelCfg`) encodes each image group with its own CNN
+and concatenates the flat groups to the encodings. :func:`check_obs_groups` checks a mapping against the
+groups an env produces.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from isaaclab_contrib.envs import SEED_RANGE
@@ -16,7 +24,16 @@ from isaaclab_contrib.utils.validation import check_fields
 
 from .runs import check_path_component
 
-__all__ = ["RslRlMlpModelCfg", "RslRlOnPolicyRunnerCfg", "RslRlPpoAlgorithmCfg"]
+__all__ = [
+    "RslRlCnnCfg",
+    "RslRlCnnModelCfg",
+    "RslRlMlpModelCfg",
+    "RslRlOnPolicyRunnerCfg",
+    "RslRlPpoAlgorithmCfg",
+    "check_obs_groups",
+]
+
+_Activation = Literal["elu", "selu", "relu", "crelu", "lrelu", "tanh", "sigmoid", "identity"]
 
 
 @configclass
@@ -27,7 +44,7 @@ class RslRlMlpModelCfg:
 
     hidden_dims: list[int] = [64, 64]
     """Widths of the hidden layers [count]."""
-    activation: Literal["elu", "selu", "relu", "crelu", "lrelu", "tanh", "sigmoid", "identity"] = "elu"
+    activation: _Activation = "elu"
     """Activation of the hidden layers."""
     obs_normalization: bool = True
     """Normalize the observations with running statistics."""
@@ -54,6 +71,124 @@ class RslRlMlpModelCfg:
         if stochastic:
             model["distribution_cfg"] = {"class_name": "GaussianDistribution", "init_std": self.init_std}
         return model
+
+
+@configclass
+class RslRlCnnCfg:
+    """The CNN encoder of one image group (``rsl_rl.modules.CNN``): convolutions, each followed by the activation
+    (and optional normalization and max pooling), then an optional global pooling; the output is flattened.
+
+    One layer per entry of :attr:`output_channels`; :attr:`kernel_size`, :attr:`stride` and :attr:`dilation` apply
+    to every layer. With ``padding="zeros"`` a layer of stride ``s`` maps ``H`` pixels to ``ceil(H / s)``.
+    """
+
+    _ranges: ClassVar[dict[str, str]] = {"kernel_size": ">= 1", "stride": ">= 1", "dilation": ">= 1"}
+
+    output_channels: list[int] = [16, 32]
+    """Output channels of each convolution layer [count]."""
+    kernel_size: int = 3
+    """Kernel size of every convolution layer [pixels]."""
+    stride: int = 2
+    """Stride of every convolution layer [pixels]."""
+    dilation: int = 1
+    """Dilation of every convolution layer [pixels]."""
+    padding: Literal["none", "zeros", "reflect", "replicate", "circular"] = "zeros"
+    """Padding mode of the convolutions (``"none"``: no padding, each layer shrinks the image)."""
+    norm: Literal["none", "batch", "layer"] = "none"
+    """Normalization after each convolution."""
+    activation: _Activation = "elu"
+    """Activation after each convolution (the CNN's own; the MLP head uses the model's ``activation``)."""
+    max_pool: bool = False
+    """A 3x3 max pooling of stride 2 after each convolution."""
+    global_pool: Literal["none", "max", "avg"] = "none"
+    """Global pooling of the last feature map to 1 x 1 (``"none"``: the whole map is flattened)."""
+
+    def validate(self, where: str | None = None) -> None:
+        """Check the fields; every layer needs at least one output channel."""
+        label = where or type(self).__name__
+        check_fields(self, label)
+        channels = self.output_channels
+        if (
+            not isinstance(channels, (list, tuple))
+            or not channels
+            or any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in channels)
+        ):
+            raise ValueError(f"{label}.output_channels must be a non-empty list of integers >= 1, got {channels!r}")
+
+    def to_rsl_rl(self) -> dict[str, Any]:
+        """The keyword arguments of ``rsl_rl.modules.CNN`` (the flattened output rsl-rl's CNN model needs)."""
+        return {
+            "output_channels": list(self.output_channels),
+            "kernel_size": self.kernel_size,
+            "stride": self.stride,
+            "dilation": self.dilation,
+            "padding": self.padding,
+            "norm": self.norm,
+            "activation": self.activation,
+            "max_pool": self.max_pool,
+            "global_pool": self.global_pool,
+            "flatten": True,
+        }
+
+
+@configclass
+class RslRlCnnModelCfg(RslRlMlpModelCfg):
+    """A CNN actor or critic (``rsl_rl.models.CNNModel``): every image group it reads (shape ``(num_envs, C, H,
+    W)``) goes through a CNN encoder (:attr:`cnn`, the same settings for each image group, one encoder each);
+    the encodings and the flat groups (normalized when :attr:`obs_normalization` is set; images never are)
+    feed the MLP head (:attr:`hidden_dims`, :attr:`activation`). It must read at least one image group."""
+
+    cnn: RslRlCnnCfg = RslRlCnnCfg()
+    """The CNN encoder of each image group."""
+
+    def validate(self, where: str | None = None) -> None:
+        """Check the MLP head's fields and the CNN encoder's."""
+        label = where or type(self).__name__
+        super().validate(label)
+        if not isinstance(self.cnn, RslRlCnnCfg):
+            raise TypeError(f"{label}.cnn must be an RslRlCnnCfg, got {type(self.cnn).__name__}")
+        self.cnn.validate(f"{label}.cnn")
+
+    def to_rsl_rl(self, stochastic: bool) -> dict[str, Any]:
+        """rsl-rl's model dictionary (``class_name="CNNModel"``, ``cnn_cfg``); *stochastic* adds the Gaussian output
+        distribution (the actor)."""
+        model = super().to_rsl_rl(stochastic)
+        model["class_name"] = "CNNModel"
+        model["cnn_cfg"] = self.cnn.to_rsl_rl()
+        return model
+
+
+def check_obs_groups(obs_groups: Mapping[str, Any], observations: Any, where: str = "obs_groups") -> None:
+    """Check that every group *obs_groups* names is one the env produces, and flat or an image.
+
+    Args:
+        obs_groups: rsl-rl's mapping of observation sets (``"actor"``, ``"critic"``) to lists of group names.
+        observations: What the env produces: a ``TensorDict`` or dict of group tensors (``(num_envs, D)`` flat,
+            ``(num_envs, C, H, W)`` images), e.g. ``RslRlVecEnvWrapper.get_observations()``, or an iterable of
+            group names (then only the names are checked).
+        where: Prefix of the error messages (the config field).
+
+    Raises:
+        ValueError: A set names a group the env does not produce (the message lists the groups it does), or a
+            group is neither flat nor an image.
+    """
+    if hasattr(observations, "keys"):
+        produced = {str(k): observations[k] for k in observations.keys()}
+    else:
+        produced = {str(k): None for k in observations}
+    for set_name, groups in obs_groups.items():
+        for group in groups:
+            if group not in produced:
+                raise ValueError(
+                    f"{where}[{set_name!r}] names the observation group {group!r}, which the env does not produce "
+                    f"(it produces {sorted(produced)})"
+                )
+            value = produced[group]
+            if value is not None and len(value.shape) not in (2, 4):
+                raise ValueError(
+                    f"{where}[{set_name!r}]: observation group {group!r} has shape {tuple(value.shape)}; rsl-rl reads "
+                    "flat groups (num_envs, D) and images (num_envs, C, H, W)"
+                )
 
 
 @configclass
@@ -134,10 +269,15 @@ class RslRlOnPolicyRunnerCfg:
     """Save a checkpoint every this many iterations [count] (and after the last one)."""
     logger: Literal["tensorboard"] = "tensorboard"
     """Log writer (rsl-rl's tensorboard writer)."""
+    obs_groups: dict[str, list[str]] = {"actor": ["policy"], "critic": ["policy"]}
+    """Observation groups the actor and the critic read (rsl-rl's ``obs_groups``): ``{"actor": [...], "critic":
+    [...]}``, each a non-empty list of group names the env produces (``"policy"``; an image task adds e.g.
+    ``"camera"``). Checked against the env by :meth:`check_obs_groups` (and when the runner is built by
+    :class:`~isaaclab_contrib.rl.distributed.DistributedOnPolicyRunner`)."""
     actor: RslRlMlpModelCfg = RslRlMlpModelCfg()
-    """Policy network."""
+    """Policy network (an MLP, or a :class:`RslRlCnnModelCfg` when it reads an image group)."""
     critic: RslRlMlpModelCfg = RslRlMlpModelCfg()
-    """Value network."""
+    """Value network (an MLP, or a :class:`RslRlCnnModelCfg` when it reads an image group)."""
     algorithm: RslRlPpoAlgorithmCfg = RslRlPpoAlgorithmCfg()
     """PPO settings."""
 
@@ -150,9 +290,67 @@ class RslRlOnPolicyRunnerCfg:
         check_path_component(self.experiment_name, f"{label}.experiment_name")
         if self.run_name:
             check_path_component(self.run_name, f"{label}.run_name")
+        self._check_obs_groups_field(label)
         for name in ("actor", "critic"):
-            getattr(self, name).validate(f"{type(self).__name__}.{name}")
+            model = getattr(self, name)
+            if not isinstance(model, RslRlMlpModelCfg):
+                raise TypeError(
+                    f"{label}.{name} must be an RslRlMlpModelCfg or RslRlCnnModelCfg, got {type(model).__name__}"
+                )
+            model.validate(f"{label}.{name}")
         check_fields(self.algorithm, f"{type(self).__name__}.algorithm")
+
+    def _check_obs_groups_field(self, label: str) -> None:
+        groups = self.obs_groups
+        where = f"{label}.obs_groups"
+        if not isinstance(groups, Mapping):
+            raise TypeError(f"{where} must be a dict of observation sets to lists of group names, got {groups!r}")
+        missing = [name for name in ("actor", "critic") if name not in groups]
+        if missing:
+            raise ValueError(
+                f"{where} must have the sets 'actor' and 'critic' (rsl-rl's PPO reads both), missing {missing}"
+            )
+        for set_name, names in groups.items():
+            if not isinstance(set_name, str):
+                raise TypeError(f"{where}: set names must be strings, got {set_name!r}")
+            if (
+                not isinstance(names, (list, tuple))
+                or not names
+                or any(not isinstance(n, str) or not n for n in names)
+                or len(set(names)) != len(names)
+            ):
+                raise ValueError(
+                    f"{where}[{set_name!r}] must be a non-empty list of distinct group names, got {names!r}"
+                )
+
+    def check_obs_groups(self, env: Any) -> None:
+        """Check :attr:`obs_groups` and the models against what *env* produces, before rsl-rl builds anything.
+
+        Args:
+            env: An :class:`~isaaclab_contrib.rl.RslRlVecEnvWrapper` (anything with ``get_observations()``), or
+                its observations (a ``TensorDict`` / dict of groups).
+
+        Raises:
+            ValueError: A set names a group the env does not produce (named: ``<Cfg>.obs_groups['actor']``), an MLP
+                model reads an image group, or a CNN model reads none.
+        """
+        label = type(self).__name__
+        self._check_obs_groups_field(label)
+        observations = env.get_observations() if hasattr(env, "get_observations") else env
+        check_obs_groups(self.obs_groups, observations, f"{label}.obs_groups")
+        for name in ("actor", "critic"):
+            model = getattr(self, name)
+            images = [g for g in self.obs_groups[name] if len(observations[g].shape) == 4]
+            if isinstance(model, RslRlCnnModelCfg) and not images:
+                raise ValueError(
+                    f"{label}.{name} is a CNN model (RslRlCnnModelCfg) but {label}.obs_groups[{name!r}] = "
+                    f"{list(self.obs_groups[name])} has no image group (num_envs, C, H, W); use RslRlMlpModelCfg"
+                )
+            if not isinstance(model, RslRlCnnModelCfg) and images:
+                raise ValueError(
+                    f"{label}.{name} is an MLP (RslRlMlpModelCfg) but {label}.obs_groups[{name!r}] has the image "
+                    f"group(s) {images}; use RslRlCnnModelCfg"
+                )
 
     def to_rsl_rl(self) -> dict[str, Any]:
         """The training dictionary ``OnPolicyRunner(env, train_cfg, ...)`` takes (validated first)."""
@@ -165,7 +363,7 @@ class RslRlOnPolicyRunnerCfg:
             "experiment_name": self.experiment_name,
             "run_name": self.run_name,
             "logger": self.logger,
-            "obs_groups": {"actor": ["policy"], "critic": ["policy"]},
+            "obs_groups": {name: list(groups) for name, groups in self.obs_groups.items()},
             "actor": self.actor.to_rsl_rl(stochastic=True),
             "critic": self.critic.to_rsl_rl(stochastic=False),
             "algorithm": self.algorithm.to_rsl_rl(),

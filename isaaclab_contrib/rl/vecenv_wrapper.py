@@ -4,7 +4,9 @@ rsl-rl expects its :class:`rsl_rl.env.VecEnv` interface: observations as a ``Ten
 ``step()`` returning ``(obs, rewards, dones, extras)`` with ``extras["time_outs"]``, and a writable
 ``episode_length_buf``. :class:`RslRlVecEnvWrapper` presents a
 :class:`~isaaclab_contrib.envs.CoupledDirectEnv` (or a gymnasium wrapper around one) that way,
-like Isaac Lab's wrapper of the same name. The policy observations form the group ``"policy"``.
+like Isaac Lab's wrapper of the same name. An env whose observations are one tensor gives the group
+``"policy"``; an env whose observations are a dict of groups (e.g. ``{"policy": (num_envs, D), "camera":
+(num_envs, C, H, W)}``) gives those groups under their own names, for rsl-rl's ``obs_groups`` to route.
 """
 
 from __future__ import annotations
@@ -60,8 +62,14 @@ class RslRlVecEnvWrapper(VecEnv):
     def episode_length_buf(self, value: torch.Tensor) -> None:
         self.unwrapped.episode_length_buf = value
 
+    @property
+    def observation_groups(self) -> list[str]:
+        """Names of the observation groups the env produces (``["policy"]`` for a tensor observation)."""
+        return list(self._group(self._obs).keys())
+
     def get_observations(self) -> TensorDict:
-        """The current observations as ``TensorDict(policy=[num_envs, num_observations])``."""
+        """The current observations: ``TensorDict(policy=[num_envs, num_observations])`` for a tensor, or the env's
+        groups under their names for a dict of groups."""
         return self._group(self._obs)
 
     def reset(self) -> TensorDict:
@@ -89,5 +97,12 @@ class RslRlVecEnvWrapper(VecEnv):
         """Close the env (and its simulation)."""
         self.env.close()
 
-    def _group(self, obs: torch.Tensor) -> TensorDict:
-        return TensorDict({"policy": obs}, batch_size=[self.num_envs], device=self.device)
+    def _group(self, obs: torch.Tensor | dict[str, torch.Tensor]) -> TensorDict:
+        if isinstance(obs, torch.Tensor):
+            return TensorDict({"policy": obs}, batch_size=[self.num_envs], device=self.device)
+        if not isinstance(obs, (dict, TensorDict)) or not len(obs):
+            raise TypeError(
+                f"RslRlVecEnvWrapper: {type(self.unwrapped).__name__}'s observations must be a tensor or a non-empty dict "
+                f"of group tensors, got {type(obs).__name__}"
+            )
+        return TensorDict(dict(obs.items()), batch_size=[self.num_envs], device=self.device)

@@ -1,7 +1,7 @@
 """Scenes as nested, buildable configs: asset configs, the scene base config, the registry and :func:`launch`.
 
 * Asset configs (Isaac Lab style, each naming the coupler entry that owns it): :class:`PinnedClothCfg`,
-  :class:`ClothMeshCfg`, :class:`CableCfg`, :class:`GranularBedCfg`, :class:`ParticleGridCfg`,
+  :class:`ClothMeshCfg`, :class:`CableCfg`, :class:`GranularBedCfg`, :class:`GranularHeapCfg`, :class:`ParticleGridCfg`,
   :class:`SoftBlockCfg`, :class:`SoftMeshCfg`, :class:`UsdDeformablesCfg` (USD-authored deformables, owned by prim
   path), :class:`RigidObjectCfg` (:class:`CuboidCfg`, :class:`SphereCfg`),
   :class:`ArticulationCfg` (:class:`MjcfFileCfg`, :class:`UrdfFileCfg`, :class:`UsdFileCfg`; collision options,
@@ -36,7 +36,7 @@ from .cable import CableCfg
 from .camera_cfg import CameraCfg, frame_env
 from .checks import CheckResult, FiniteCheck, LiftCheck, MaxDistanceCheck, MaxHeightCheck, MinHeightCheck, SceneCheck
 from .cloth import ClothMeshCfg, PinnedClothCfg, add_pinned_cloth
-from .granular import GranularBedCfg, ParticleGridCfg, add_granular_bed
+from .granular import GranularBedCfg, GranularHeapCfg, ParticleGridCfg, add_granular_bed
 from .launch import build_model, copy_config, launch
 from .registry import SceneSpec, get_scene, register_scene, registered_scenes, scene_names
 from .replicate import env_particle_blocks, env_prefixes, replicate_envs
@@ -59,6 +59,7 @@ __all__ = [
     "CuboidCfg",
     "FiniteCheck",
     "GranularBedCfg",
+    "GranularHeapCfg",
     "GroundPlaneCfg",
     "InitialStateCfg",
     "LiftCheck",

@@ -16,6 +16,7 @@ config class (or the path it was reached by, e.g. ``BoxOnClothSceneCfg.cloth``) 
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -223,15 +224,24 @@ class GroundPlaneCfg(AssetBaseCfg):
 
     axis_aligned: ClassVar[bool] = True
 
+    _ranges: ClassVar[dict[str, str]] = {"friction": ">= 0"}
+
     prim_path: str = "/World/ground"
     """Label of the ground shape (global)."""
+    friction: float | None = None
+    """Friction coefficient of the ground shape (its ``mu``) [dimensionless]; ``None``: the builder's default
+    shape friction (``builder.default_shape_cfg.mu``)."""
 
     def add_to(self, builder: Any, label: str) -> None:
         height = float(self.init_state.pos[2])
-        if height == 0.0:
-            builder.add_ground_plane(label=label)
-        else:
-            builder.add_ground_plane(height=height, label=label)
+        kwargs: dict[str, Any] = {"label": label}
+        if height != 0.0:
+            kwargs["height"] = height
+        if self.friction is not None:
+            shape_cfg = copy.copy(builder.default_shape_cfg)
+            shape_cfg.mu = float(self.friction)
+            kwargs["cfg"] = shape_cfg
+        builder.add_ground_plane(**kwargs)
 
     def is_static(self) -> bool:
         return True

@@ -1,5 +1,6 @@
-"""Granular assets: a bed of particles sized for an implicit-MPM grid (:class:`GranularBedCfg`) and a lattice of
-grains (:class:`ParticleGridCfg`), with the bed's builder function."""
+"""Granular assets: a bed of particles sized for an implicit-MPM grid (:class:`GranularBedCfg`), a jittered heap
+on a flat layer for an implicit-MPM grid (:class:`GranularHeapCfg`) and a lattice of grains
+(:class:`ParticleGridCfg`), with the bed's builder function."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from isaaclab_contrib.utils.configclass import configclass
 
 from .asset_base import ENV_REGEX_NS, AssetBaseCfg, grid_args
 
-__all__ = ["GranularBedCfg", "ParticleGridCfg", "add_granular_bed"]
+__all__ = ["GranularBedCfg", "GranularHeapCfg", "ParticleGridCfg", "add_granular_bed"]
 
 
 def _bed_layout(half_extent: float, height: float, voxel_size: float, center: tuple[float, float], base: float):
@@ -108,6 +109,111 @@ class GranularBedCfg(AssetBaseCfg):
             friction=self.friction,
             base=z,
             center=(x, y),
+        )
+
+
+@configclass
+class GranularHeapCfg(AssetBaseCfg):
+    """A square layer of granular material under a paraboloid heap, for an implicit-MPM entry.
+
+    Material points sit on a cubic lattice of spacing ``voxel_size / particles_per_cell`` over the square
+    ``+- half_width`` (x, y), from half a spacing above the ground up to the surface
+    ``base_height + heap_height * t**2`` with ``t = max(0, 1 - (r / heap_radius)**2)`` (``r``: distance from the
+    center axis); the lattice is walked along x, then y, then z upwards. Each point is moved by a uniform random
+    offset of up to ``jitter / 2`` spacings along each axis, drawn from ``numpy.random.default_rng(seed + n)``
+    with ``n`` the builder's particle count when the heap is added (three draws per point, in lattice order).
+    With Newton's ``vbd_mpm_coupled_solver`` example's values (the defaults), added after its 125-particle soft
+    cube, this is that example's heap, point for point.
+
+    ``init_state.pos`` is the center of the heap's bottom; the offset is added last, so the origin leaves the
+    positions as computed. The MPM entry solving the heap should use the same :attr:`voxel_size`.
+    """
+
+    axis_aligned: ClassVar[bool] = True
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "half_width": "> 0",
+        "base_height": ">= 0",
+        "heap_radius": "> 0",
+        "heap_height": ">= 0",
+        "voxel_size": "> 0",
+        "particles_per_cell": "> 0",
+        "density": "> 0",
+        "friction": ">= 0",
+        "radius_fraction": "> 0",
+        "jitter": "[0, 1]",
+        "seed": ">= 0",
+    }
+
+    prim_path: str = f"{ENV_REGEX_NS}/Heap"
+    """Label path of the heap (particles carry no labels; it names the asset)."""
+    half_width: float = 0.95
+    """Half width of the square layer along x and y [m]."""
+    base_height: float = 0.20
+    """Height of the flat layer under the heap [m]."""
+    heap_radius: float = 0.82
+    """Radius of the heap's footprint [m]."""
+    heap_height: float = 0.58
+    """Height of the heap's top above the layer [m]."""
+    voxel_size: float = 0.08
+    """Grid cell size of the MPM solver the heap is seeded for [m]."""
+    particles_per_cell: float = 1.75
+    """Material points per grid cell along each axis [count]."""
+    density: float = 1800.0
+    """Bulk density of the material [kg/m^3]; each point carries ``spacing**3 * density``."""
+    friction: float = 0.5
+    """Internal friction coefficient of the material (``mpm:friction``) [dimensionless]."""
+    radius_fraction: float = 0.35
+    """Particle radius as a fraction of :attr:`voxel_size` [dimensionless]."""
+    jitter: float = 0.45
+    """Full width of the random offset along each axis, as a fraction of the lattice spacing [dimensionless]."""
+    seed: int = 42
+    """Base seed of the jitter generator (the builder's particle count is added) [count]."""
+
+    def spacing(self) -> float:
+        """Lattice spacing of the material points [m]."""
+        return self.voxel_size / self.particles_per_cell
+
+    def _sites(self) -> list[tuple[float, float, float]]:
+        """Lattice sites below the heap's surface, relative to its bottom center, in the order they are added."""
+        spacing = self.spacing()
+        w = self.half_width
+        axis = np.arange(-w, w + 0.5 * spacing, spacing)
+        heights = np.arange(0.5 * spacing, self.base_height + self.heap_height + 0.5 * spacing, spacing)
+        sites = []
+        for x in axis:
+            for y in axis:
+                t = max(0.0, 1.0 - (float(np.hypot(x, y)) / self.heap_radius) ** 2)
+                top = self.base_height + self.heap_height * t * t
+                sites += [(x, y, z) for z in heights[heights <= top]]
+        return sites
+
+    def positions(self, particle_start: int) -> list[list[float]]:
+        """Jittered positions of the points [m] when the heap is added after *particle_start* particles."""
+        rng = np.random.default_rng(self.seed + particle_start)
+        spacing = self.spacing()
+        ox, oy, oz = (float(c) for c in self.init_state.pos)
+        out = []
+        for x, y, z in self._sites():
+            dx, dy, dz = (rng.random(3) - 0.5) * self.jitter * spacing
+            out.append([float(x + dx) + ox, float(y + dy) + oy, float(z + dz) + oz])
+        return out
+
+    def prepare_builder(self, builder: Any) -> None:
+        newton.solvers.SolverImplicitMPM.register_custom_attributes(builder)
+
+    def particle_count(self) -> int:
+        return len(self._sites())
+
+    def add_to(self, builder: Any, label: str) -> None:
+        positions = self.positions(builder.particle_count)
+        count = len(positions)
+        builder.add_particles(
+            pos=positions,
+            vel=[[0.0, 0.0, 0.0]] * count,
+            mass=[float(self.spacing() ** 3 * self.density)] * count,
+            radius=[float(self.radius_fraction * self.voxel_size)] * count,
+            custom_attributes={"mpm:friction": [self.friction] * count},
         )
 
 

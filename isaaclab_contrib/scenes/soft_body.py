@@ -32,6 +32,9 @@ class SoftBlockCfg(AssetBaseCfg):
         "k_lambda": ">= 0",
         "k_damp": ">= 0",
         "particle_radius": "> 0",
+        "velocity": "any",
+        "bend_stiffness": ">= 0",
+        "bend_damping": ">= 0",
     }
 
     prim_path: str = f"{ENV_REGEX_NS}/SoftBlock"
@@ -50,6 +53,12 @@ class SoftBlockCfg(AssetBaseCfg):
     """Elastic damping [dimensionless]."""
     particle_radius: float = 0.01
     """Contact radius of the particles [m]."""
+    velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """Initial velocity of every particle [m/s]."""
+    bend_stiffness: float = 0.0
+    """Bending stiffness of the surface mesh's edges (Newton's ``edge_ke``) [N*m]."""
+    bend_damping: float = 0.0
+    """Bending damping of the surface mesh's edges (Newton's ``edge_kd``) [N*m*s]."""
 
     def particle_count(self) -> int:
         nx, ny, nz = self.cells
@@ -57,12 +66,14 @@ class SoftBlockCfg(AssetBaseCfg):
 
     def add_to(self, builder: Any, label: str) -> None:
         builder.add_soft_grid(
-            **grid_args(self.init_state.pos, self.cells, self.cell_size),
+            **{**grid_args(self.init_state.pos, self.cells, self.cell_size), "vel": wp.vec3(*self.velocity)},
             density=self.density,
             k_mu=self.k_mu,
             k_lambda=self.k_lambda,
             k_damp=self.k_damp,
             particle_radius=self.particle_radius,
+            edge_ke=self.bend_stiffness,
+            edge_kd=self.bend_damping,
             label=label,
         )
 

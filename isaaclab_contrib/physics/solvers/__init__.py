@@ -17,6 +17,7 @@ from isaaclab_contrib.physics.solvers.binding import SolverBinding, binding_for,
 from isaaclab_contrib.physics.solvers.featherstone import FeatherstoneBinding, FeatherstoneSolverCfg
 from isaaclab_contrib.physics.solvers.kamino import KaminoBinding, KaminoSolverCfg
 from isaaclab_contrib.physics.solvers.mpm import MPMBinding, MPMSolverCfg
+from isaaclab_contrib.physics.solvers.mpm_colliders import MPMDeformableColliderCfg
 from isaaclab_contrib.physics.solvers.mujoco import MJWarpSolverCfg, MuJoCoBinding
 from isaaclab_contrib.physics.solvers.semi_implicit import SemiImplicitBinding, SemiImplicitSolverCfg
 from isaaclab_contrib.physics.solvers.steel import SteelBinding, SteelSolverCfg
@@ -30,6 +31,7 @@ __all__ = [
     "KaminoSolverCfg",
     "MJWarpSolverCfg",
     "MPMBinding",
+    "MPMDeformableColliderCfg",
     "MPMSolverCfg",
     "MuJoCoBinding",
     "NewtonModelSolverCfg",

@@ -105,6 +105,13 @@ class SolverBinding:
         """Build the solver on *model* and return the bound solver that owns it for this build."""
         return BoundSolver(self, cfg, model, self.build(cfg, model))
 
+    def post_build(self, cfg: NewtonSolverCfg, solver: Any, view: Any, model: Any) -> None:
+        """Finish a coupled entry's *solver* once the whole coupled solver exists (its proxies marked, their
+        masses scaled), before the entry's own ``CouplerEntryCfg.post_build`` hook: setup that needs what
+        the coupler adds to the entry's ``ModelView`` *view* (e.g. implicit MPM's deformable colliders over
+        proxied particles). *model* is the full model. Called on every build. Default: nothing."""
+        del cfg, solver, view, model
+
 
 class BoundSolver:
     """The solver of one build, with the config and model it was built from (see the module documentation).

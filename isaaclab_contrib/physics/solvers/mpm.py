@@ -9,8 +9,13 @@ import warp as wp
 
 from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
 from isaaclab_contrib.physics.solvers.binding import SolverBinding, register_binding
-from isaaclab_contrib.physics.solvers.mpm_colliders import presenting_hulls_as_meshes
+from isaaclab_contrib.physics.solvers.mpm_colliders import (
+    MPMDeformableColliderCfg,
+    presenting_hulls_as_meshes,
+    setup_deformable_colliders,
+)
 from isaaclab_contrib.utils.configclass import configclass
+from isaaclab_contrib.utils.validation import nested
 
 if TYPE_CHECKING:
     import newton
@@ -27,9 +32,14 @@ class MPMSolverCfg(NewtonSolverCfg):
     ``vbd_mpm_coupled_solver`` example, into a second state (``in_place=False``). It collides particles against the model's
     shapes itself and does not consume Newton pipeline contacts. A ``"sparse"`` grid with
     ``max_active_cell_count=-1`` is unbounded and cannot be captured in a graph.
+
+    :attr:`deformable_colliders` adds triangle-mesh colliders over particles another entry simulates and
+    proxies into this one (a VBD soft body's surface, as in that example); they are set up once the coupled
+    solver exists (:meth:`MPMBinding.post_build`).
     """
 
     solver_class_path: ClassVar[str] = "newton.solvers:SolverImplicitMPM"
+    _local_fields: ClassVar[frozenset[str]] = NewtonSolverCfg._local_fields | {"deformable_colliders"}
     requires_in_place: ClassVar[bool] = False
     supports_in_place: ClassVar[bool] = True
     _ranges: ClassVar[dict[str, str]] = {
@@ -69,9 +79,33 @@ class MPMSolverCfg(NewtonSolverCfg):
     strain_basis: str = "P0"
     """Function space of the strain (stress) field on the grid: ``"P0"`` (piecewise constant, Newton's default),
     ``"Q1"``, ``"Q1d"``, ``"pic"``... (``SolverImplicitMPM.Config.strain_basis``)."""
+    deformable_colliders: list[MPMDeformableColliderCfg] = []
+    """Deformable triangle-mesh colliders over particles proxied into this entry from another one (e.g. a VBD
+    soft body's surface triangles), before the shape colliders; empty: the solver's default colliders (the
+    shapes it sees). Only for a coupled entry, with ``separate_worlds=False``."""
 
     def _accepted_arguments(self) -> set[str]:
         return {f.name for f in dataclasses.fields(self.solver_class().Config)}
+
+    def validate(self) -> None:
+        """Check the fields and every deformable collider."""
+        super().validate()
+        cls = type(self).__name__
+        colliders = self.deformable_colliders
+        if not isinstance(colliders, (list, tuple)):
+            raise TypeError(f"{cls}.deformable_colliders must be a list of MPMDeformableColliderCfg")
+        for i, collider in enumerate(colliders):
+            if not isinstance(collider, MPMDeformableColliderCfg):
+                raise TypeError(
+                    f"{cls}.deformable_colliders[{i}] must be an MPMDeformableColliderCfg, got {type(collider).__name__}"
+                )
+            with nested(f"{cls}.deformable_colliders[{i}]"):
+                collider.validate()
+        if colliders and self.separate_worlds:
+            raise ValueError(
+                f"{cls}.deformable_colliders with separate_worlds=True: Newton keeps a deformable collider in one "
+                "isolated world and this package does not assign colliders to worlds; set separate_worlds=False"
+            )
 
 
 class _FromConfigDataclass(SolverBinding):
@@ -114,6 +148,24 @@ class MPMBinding(_FromConfigDataclass):
         """
         with presenting_hulls_as_meshes(model):
             return super().build(cfg, model)
+
+    def bind(self, cfg: MPMSolverCfg, model: Any):
+        if cfg.deformable_colliders:
+            raise ValueError(
+                f"{type(cfg).__name__}.deformable_colliders needs a coupled MPM entry: its particles must be "
+                "simulated by another entry and proxied into this one (CouplerProxyCfg)"
+            )
+        return super().bind(cfg, model)
+
+    def post_build(self, cfg: MPMSolverCfg, solver: Any, view: Any, model: Any) -> None:
+        """Set up :attr:`MPMSolverCfg.deformable_colliders` (then the shape colliders) on the entry solver.
+
+        This runs once the coupled solver exists, as Newton's ``vbd_mpm_coupled_solver`` example calls
+        ``setup_collider`` after constructing its coupler: the proxied particles are marked on the entry view
+        by then. See :func:`~.mpm_colliders.setup_deformable_colliders`.
+        """
+        if cfg.deformable_colliders:
+            setup_deformable_colliders(solver, cfg.deformable_colliders, view, model)
 
     def needs_collision_pipeline(self, cfg: MPMSolverCfg) -> bool:
         del cfg

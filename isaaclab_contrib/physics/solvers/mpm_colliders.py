@@ -7,18 +7,35 @@ solver is built, :func:`presenting_hulls_as_meshes` shows every hull the solver 
 a ``MESH`` whose source is the hull's outward-wound surface, and restores ``shape_type`` and
 ``shape_source`` afterwards; the solver reads them at construction only, so nothing else sees the
 change. Shape types the solver cannot use at all are refused there with a clear error.
+
+:class:`MPMDeformableColliderCfg` describes a deformable collider: a triangle mesh whose vertices are particles
+another coupled entry simulates (a VBD soft body proxied into the MPM entry), as in Newton's
+``vbd_mpm_coupled_solver`` example. :func:`setup_deformable_colliders` gives them to the built solver with
+``SolverImplicitMPM.setup_collider(..., collider_particle_ids=...)``; the solver then moves the mesh with the
+proxied particles the coupler writes into its state and harvests the collider impulses as proxy forces.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
-from typing import Any
+import numbers
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 import warp as wp
 
-__all__ = ["NATIVE_COLLIDER_TYPES", "hull_surface", "presenting_hulls_as_meshes"]
+from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
+from isaaclab_contrib.utils.validation import check_fields
+
+__all__ = [
+    "NATIVE_COLLIDER_TYPES",
+    "MPMDeformableColliderCfg",
+    "deformable_collider_surface",
+    "hull_surface",
+    "presenting_hulls_as_meshes",
+    "setup_deformable_colliders",
+]
 
 NATIVE_COLLIDER_TYPES = ("PLANE", "SPHERE", "CAPSULE", "CYLINDER", "CONE", "BOX", "MESH")
 """Shape types SolverImplicitMPM turns into collider meshes itself (Newton 1.8)."""
@@ -154,3 +171,163 @@ def presenting_hulls_as_meshes(model: Any) -> Iterator[None]:
     }
     with _presenting(model, presented):
         yield
+
+
+# ------------------------------------------------------------------------------ deformable colliders
+@configclass
+class MPMDeformableColliderCfg:
+    """A deformable triangle-mesh collider of implicit MPM whose vertices are particles of another coupled entry.
+
+    The mesh is the surface of those particles: every triangle of the model (``Model.tri_indices``, e.g. the
+    surface triangles Newton's ``add_soft_grid`` / ``add_soft_mesh`` add around a soft body) whose three
+    vertices are all in :attr:`particles`. Its vertices follow :attr:`particles` in their order, at the model's
+    initial positions; the solver moves them with the particles' positions and velocities in its entry state.
+    The particles must reach the MPM entry as proxies (a ``CouplerProxyMappingCfg`` with the MPM entry as
+    destination listing them): the coupler then writes the source's poses into the entry state every pass,
+    and the collider impulses go back to the source as the proxies' lagged feedback. The MPM solver neither
+    simulates these particles nor transfers them to its grid.
+
+    A ``None`` material value keeps the one Newton gives a mesh collider (a multiple of the voxel size for the
+    thickness and projection threshold).
+    """
+
+    _ranges: ClassVar[dict[str, str]] = {
+        "thickness": "any",
+        "friction": ">= 0",
+        "adhesion": ">= 0",
+        "projection_threshold": ">= 0",
+    }
+
+    particles: list[int] = MISSING
+    """Model particle ids of the mesh vertices, in vertex order (each at most once)."""
+    thickness: float | None = None
+    """Signed offset of the collision surface from the mesh [m] (Newton's ``collider_margins``)."""
+    friction: float | None = None
+    """Coulomb friction coefficient between the material and the collider [dimensionless]."""
+    adhesion: float | None = None
+    """Adhesion of the material to the collider [Pa]."""
+    projection_threshold: float | None = None
+    """How far below the surface a material point may be before it is projected out [m]."""
+
+    def validate(self, where: str | None = None) -> None:
+        """Check the fields; :attr:`particles` must be a non-empty list of distinct particle ids."""
+        label = where or type(self).__name__
+        check_missing(self)
+        check_fields(self, label)
+        particles = self.particles
+        if not isinstance(particles, (list, tuple)):
+            raise TypeError(f"{label}.particles must be a list of particle ids, got {type(particles).__name__}")
+        if not particles:
+            raise ValueError(f"{label}.particles is empty: a deformable collider needs the particles of its mesh")
+        for i, pid in enumerate(particles):
+            if not isinstance(pid, numbers.Integral) or isinstance(pid, bool):
+                raise TypeError(f"{label}.particles[{i}] must be an integer particle id, got {type(pid).__name__}")
+            if pid < 0:
+                raise ValueError(f"{label}.particles[{i}]={pid} must be >= 0")
+        if len(set(particles)) != len(particles):
+            raise ValueError(f"{label}.particles lists a particle more than once")
+
+
+def deformable_collider_surface(
+    tri_indices: np.ndarray | None, particles: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The triangles over *particles* among the model's *tri_indices* (``(n, 3)`` particle ids, or ``None``).
+
+    Returns ``(vertex_ids, faces)``: *particles* as an int array (the mesh's vertices, in that order) and the
+    ``(m, 3)`` faces, in vertex-local indices, of every triangle whose three particles are all in *particles*, in
+    the model's triangle order and with its winding.
+
+    Raises:
+        ValueError: No triangle has all three particles in *particles*.
+    """
+    vertex_ids = np.asarray(particles, dtype=np.int64)
+    tris = np.empty((0, 3), dtype=np.int64) if tri_indices is None else np.asarray(tri_indices).reshape(-1, 3)
+    local = np.full(int(max(vertex_ids.max(initial=-1), tris.max(initial=-1))) + 1, -1, dtype=np.int64)
+    local[vertex_ids] = np.arange(vertex_ids.shape[0])
+    faces = local[tris]
+    faces = faces[np.all(faces >= 0, axis=1)]
+    if faces.shape[0] == 0:
+        raise ValueError(
+            f"no triangle of the model has all three vertices among the collider's {vertex_ids.shape[0]} particles; "
+            "list the particles of a body with surface triangles (a soft grid or soft mesh adds them)"
+        )
+    return vertex_ids, faces
+
+
+def _shape_colliders(view: Any) -> list[int]:
+    """Body ids (``-1``: the static shapes) with shapes the solver collides with, as its default set-up finds them."""
+    import newton
+
+    if not view.shape_count:
+        return []
+    flags = view.shape_flags.numpy()
+    mask = int(newton.ShapeFlags.COLLIDE_PARTICLES)
+    body_shapes = view.body_shapes
+    return [
+        body for body in range(-1, int(view.body_count)) if any(int(flags[s]) & mask for s in body_shapes.get(body, ()))
+    ]
+
+
+def setup_deformable_colliders(
+    solver: Any, colliders: Sequence[MPMDeformableColliderCfg], view: Any, model: Any
+) -> None:
+    """Give the built ``SolverImplicitMPM`` *solver* the deformable *colliders*, then its shape colliders.
+
+    The collider list is the deformable meshes in the order given, then the static shapes (body ``-1``) and every
+    body with particle-colliding shapes, each with its shapes' own materials (what the solver's default set-up
+    collides with). *view* is the MPM entry's ``ModelView`` (the solver's model), *model* the full model, whose
+    triangles and initial particle positions make the meshes.
+
+    Raises:
+        ValueError: A collider's particles do not reach the entry as proxies, or make no triangle.
+    """
+    import newton
+
+    flags = view.particle_flags.numpy()
+    proxy = int(newton.ParticleFlags.PROXY)
+    tri_indices = model.tri_indices.numpy() if model.tri_count else None
+    particle_q = model.particle_q.numpy()
+    device = model.device
+    meshes, particle_ids, margins, friction, adhesion, projection = [], [], [], [], [], []
+    for i, collider in enumerate(colliders):
+        where = f"deformable_colliders[{i}]"
+        ids = np.asarray(collider.particles, dtype=np.int64)
+        outside = ids[ids >= flags.shape[0]]
+        if outside.size:
+            raise ValueError(f"{where}.particles: particle ids {outside[:8].tolist()} are not in the model")
+        missing = ids[(flags[ids] & proxy) == 0]
+        if missing.size:
+            raise ValueError(
+                f"{where}.particles: {missing.size} particle(s) ({missing[:8].tolist()}...) are not proxied into the MPM "
+                "entry; add a CouplerProxyMappingCfg with this entry as destination and these particles, so the "
+                "collider follows the source's poses"
+            )
+        try:
+            vertex_ids, faces = deformable_collider_surface(tri_indices, collider.particles)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+        meshes.append(
+            wp.Mesh(
+                points=wp.array(particle_q[vertex_ids], dtype=wp.vec3, device=device),
+                indices=wp.array(faces.ravel().astype(np.int32), dtype=wp.int32, device=device),
+                velocities=wp.zeros(vertex_ids.shape[0], dtype=wp.vec3, device=device),
+            )
+        )
+        particle_ids.append([int(p) for p in vertex_ids])
+        margins.append(collider.thickness)
+        friction.append(collider.friction)
+        adhesion.append(collider.adhesion)
+        projection.append(collider.projection_threshold)
+    bodies = _shape_colliders(view)
+    none = [None] * len(bodies)
+    with presenting_hulls_as_meshes(view):
+        solver.setup_collider(
+            collider_meshes=[*meshes, *none],
+            collider_body_ids=[None] * len(meshes) + bodies,
+            collider_margins=margins + none,
+            collider_friction=friction + none,
+            collider_adhesion=adhesion + none,
+            collider_projection_threshold=projection + none,
+            collider_particle_ids=particle_ids + none,
+            model=view,
+        )

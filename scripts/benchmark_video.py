@@ -1,0 +1,80 @@
+"""Benchmark: wall time of ``scripts/run.py`` with its video (the default) against ``--no-video``.
+
+Both configurations run side by side in one benchmark: each round starts ``python scripts/run.py --scene
+<scene> --frames <N>`` once with the video and once with ``--no-video`` (the order alternates from round to
+round, so a slow phase of other load on the machine does not fall on one configuration only), each in its own
+process writing into its own temporary folder, and times the whole command (start-up, scene build, stepping,
+recording, writing the files) [s]. It prints every round, the median of each configuration and the ratio
+video / no video of the medians (and of the best rounds: other load only ever slows a round down). Nothing
+is asserted; the numbers depend on the machine.
+
+    python scripts/benchmark_video.py --scene box_on_cloth --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from isaaclab_contrib.utils.cli import positive_int
+
+RUN = Path(__file__).resolve().parent / "run.py"
+
+
+def time_run(scene: str, frames: int | None, video: bool, extra: list[str]) -> float:
+    """Wall time of one ``run.py`` command [s] (it must succeed)."""
+    with tempfile.TemporaryDirectory() as output:
+        command = [sys.executable, str(RUN), "--scene", scene, "--output", output, *extra]
+        if frames is not None:
+            command += ["--frames", str(frames)]
+        if not video:
+            command.append("--no-video")
+        start = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"[benchmark_video] {' '.join(command)} failed:\n{done.stderr[-2000:]}")
+    return seconds
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scene", default="box_on_cloth", help="ready scene of run.py (default box_on_cloth)")
+    parser.add_argument("--frames", type=positive_int, default=None, help="frames (run.py's default if not given)")
+    parser.add_argument("--rounds", type=positive_int, default=3, help="rounds of both configurations")
+    parser.add_argument("extra", nargs="*", help="more run.py arguments (after --), e.g. -- --device cuda:0")
+    args = parser.parse_args(argv)
+    times: dict[str, list[float]] = {"video": [], "no_video": []}
+    for r in range(args.rounds):
+        order = [True, False] if r % 2 == 0 else [False, True]
+        for video in order:
+            seconds = time_run(args.scene, args.frames, video, args.extra)
+            times["video" if video else "no_video"].append(seconds)
+        print(
+            f"[benchmark_video] round {r + 1}/{args.rounds}: video {times['video'][-1]:.1f} s, "
+            f"--no-video {times['no_video'][-1]:.1f} s",
+            flush=True,
+        )
+    result = {
+        "scene": args.scene,
+        "rounds": args.rounds,
+        "video_s": times["video"],
+        "no_video_s": times["no_video"],
+        "median_ratio": statistics.median(times["video"]) / statistics.median(times["no_video"]),
+        "best_ratio": min(times["video"]) / min(times["no_video"]),
+    }
+    print(
+        f"[benchmark_video] {args.scene}: median video {statistics.median(times['video']):.1f} s, --no-video "
+        f"{statistics.median(times['no_video']):.1f} s: ratio {result['median_ratio']:.2f} "
+        f"(best rounds {result['best_ratio']:.2f})"
+    )
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""The env contract on the Franka lift tasks: the Panda (MuJoCo-Warp) grasps a soft block / cloth (VBD)."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+from isaaclab_contrib.physics import SimulationContext
+from isaaclab_coupling_configs._franka import TcpIkTable, panda_cfg
+from isaaclab_coupling_configs.franka_lift_task import (
+    CLOTH_TASK_ID,
+    COARSE_TASK_ID,
+    OPEN,
+    SOFT_TASK_ID,
+    FrankaLiftEnv,
+    FrankaLiftSoftCoarseEnvCfg,
+    FrankaLiftVerticalEnv,
+    oracle_policy,
+)
+
+N = 3
+
+
+def config(num_envs: int = N, device: str = "cpu", use_graph: bool = True, **kw) -> FrankaLiftSoftCoarseEnvCfg:
+    cfg = FrankaLiftSoftCoarseEnvCfg(**kw)
+    cfg.scene.num_envs = num_envs
+    cfg.sim.device = device
+    cfg.sim.physics.use_cuda_graph = use_graph
+    return cfg
+
+
+def make(device: str, use_graph: bool = True, **kw) -> FrankaLiftEnv:
+    return FrankaLiftEnv(config(N, device, use_graph, seed=3, **kw))
+
+
+def rollout(env: FrankaLiftEnv, actions: torch.Tensor, before_step=None) -> torch.Tensor:
+    obs, _ = env.reset()
+    history = []
+    for k, a in enumerate(actions):
+        if before_step is not None:
+            before_step(env, k)
+        obs, reward, terminated, truncated, _ = env.step(a)
+        history.append(torch.cat([obs, reward[:, None], terminated[:, None], truncated[:, None]], dim=-1).clone())
+    return torch.stack(history)
+
+
+def test_the_ik_table_puts_the_tool_center_point_where_asked():
+    table = TcpIkTable(panda_cfg(), (0.4, -0.1, 0.02), (0.6, 0.1, 0.3), (4, 4, 5))
+    # Forward kinematics of the interpolated configurations, at random points inside the box.
+    assert table.max_error(samples=40) < 0.005
+    inside = torch.tensor([[0.5, 0.0, 0.1]])
+    outside = torch.tensor([[0.9, 0.0, 0.1]])  # clamped onto the box's face x = 0.6
+    q_in, q_out = table.joint_targets(inside).numpy(), table.joint_targets(outside).numpy()
+    np.testing.assert_allclose(table.ik.tcp_position(q_in)[0], [0.5, 0.0, 0.1], atol=0.005)
+    np.testing.assert_allclose(table.ik.tcp_position(q_out)[0], [0.6, 0.0, 0.1], atol=0.005)
+    with pytest.raises(ValueError, match="resolution must be at least 2"):
+        TcpIkTable(panda_cfg(), (0.4, -0.1, 0.02), (0.6, 0.1, 0.3), (1, 4, 5))
+    with pytest.raises(ValueError, match="must exceed low"):
+        TcpIkTable(panda_cfg(), (0.4, 0.1, 0.02), (0.6, -0.1, 0.3))
+
+
+def test_shapes_spaces_and_the_start_pose(device):
+    env = make(device, episode_length_s=0.2)  # 6 env steps
+    try:
+        obs, extras = env.reset()
+        assert obs.shape == (N, 16) and obs.dtype == torch.float32 and extras == {}
+        assert env.single_action_space.shape == (4,) and env.observation_space.shape == (N, 16)
+        m = env.measurements()
+        # Env frames: the robot bases sit at the env origins; the TCP starts at the ready pose.
+        torch.testing.assert_close(m["tcp"], env.start_tcp.repeat(N, 1), atol=2e-3, rtol=0)
+        torch.testing.assert_close(m["opening"], torch.full((N,), OPEN), atol=1e-5, rtol=0)
+        assert torch.equal(env.joint_target[:, env.finger_cols], torch.full((N, 2), OPEN))
+        for _ in range(6):
+            obs, reward, terminated, truncated, extras = env.step(torch.zeros(N, 4))
+            assert reward.shape == (N,) and bool(torch.isfinite(reward).all())
+        assert truncated.all() and not terminated.any()
+        assert extras["episode"]["length"].tolist() == [6] * N
+        with pytest.raises(ValueError, match="actions must have shape"):
+            env.step(torch.zeros(N, 3))
+    finally:
+        env.close()
+
+
+def test_actions_move_the_tool_and_close_the_gripper(device):
+    env = make(device)
+    try:
+        env.reset()
+        # Env 0 goes down and closes, env 1 stays and stays open, env 2 moves 10 cm along +y.
+        actions = torch.tensor([[0.0, 0.0, -1.0, 1.0], [0.0, 0.0, 0.0, -1.0], [0.0, 0.5, 0.0, -1.0]])
+        for _ in range(20):
+            env.step(actions)
+        m = env.measurements()
+        step = env.cfg.action_scale
+        expected = env.start_tcp.repeat(N, 1) + 20 * step * actions[:, :3]
+        torch.testing.assert_close(env.tcp_command, expected, atol=1e-6, rtol=0)
+        # The PD-driven arm follows its commanded TCP (within the hand's sag under gravity).
+        assert torch.all((m["tcp"] - env.tcp_command).norm(dim=-1) < 0.02), m["tcp"] - env.tcp_command
+        assert float(m["tcp"][0, 2]) < float(m["tcp"][1, 2]) - 0.15
+        assert float(m["tcp"][2, 1]) > float(m["tcp"][1, 1]) + 0.08
+        # Finger targets ramp toward closed at finger_speed: 20 steps of 1/30 s at 0.05 m/s = 3.3 cm.
+        ramp = 20 * env.cfg.finger_speed * env.cfg.sim.dt * env.cfg.decimation
+        expected_target = max(env.cfg.scene.grasp_opening, OPEN - ramp)
+        torch.testing.assert_close(
+            env.joint_target[0, env.finger_cols], torch.full((2,), expected_target), atol=1e-6, rtol=0
+        )
+        assert float(m["opening"][0]) < OPEN - 0.02 and float(m["opening"][1]) > OPEN - 1e-3
+    finally:
+        env.close()
+
+
+def test_the_oracle_lifts_the_block_to_the_target_by_friction(device):
+    env = make(device)
+    try:
+        obs, _ = env.reset()
+        oracle = oracle_policy(env)
+        rewards = []
+        for _ in range(env.max_episode_length - 1):
+            obs, reward, terminated, *_ = env.step(oracle(obs))
+            rewards.append(reward)
+            assert not terminated.any()
+        m = env.measurements()
+        # Every block rose with its target (drawn in 10..20 cm) and stays between the fingers.
+        assert torch.all((m["rise"] - env.target_height).abs() < 0.04), (m["rise"], env.target_height)
+        assert torch.all((m["object"] - m["tcp"]).norm(dim=-1) < 0.03)
+        assert float(torch.stack(rewards[-20:]).mean()) > 10.0  # lifted (5) + most of the goal term (10)
+    finally:
+        env.close()
+
+
+def test_the_vertical_variant_keeps_the_tool_over_the_grasp_point_and_lifts(device):
+    env = FrankaLiftVerticalEnv(config(2, device, seed=4))
+    try:
+        obs, _ = env.reset()
+        assert obs.shape == (2, 14) and env.action_space.shape == (2, 2)
+        over = env.grasp[:2].repeat(2, 1)
+        torch.testing.assert_close(env.tcp_command[:, :2], over)
+        oracle = oracle_policy(env)
+        for _ in range(env.max_episode_length - 1):
+            obs, *_ = env.step(oracle(obs))
+            assert torch.equal(env.tcp_command[:, :2], over)  # only the height moves
+        m = env.measurements()
+        assert torch.all((m["rise"] - env.target_height).abs() < 0.04), (m["rise"], env.target_height)
+    finally:
+        env.close()
+
+
+def test_auto_reset_touches_exactly_the_finished_env(device):
+    actions = torch.rand(14, N, 4, generator=torch.Generator().manual_seed(2)) * 2 - 1
+
+    def age_env_1(env, k):
+        if k == 0:  # env 1 is 8 steps from its time limit: it truncates at step 8 and restarts
+            env.episode_length[1] = env.max_episode_length - 8
+
+    env = make(device)
+    try:
+        early = rollout(env, actions, age_env_1)
+    finally:
+        env.close()
+    env = make(device)
+    try:
+        plain = rollout(env, actions)
+    finally:
+        env.close()
+    truncated = early[:, 1, -1].bool()
+    assert int(torch.nonzero(truncated)[0]) == 7 and not plain[:, :, -1].bool().any()
+    others = [0, 2]
+    assert torch.equal(early[:, others], plain[:, others])  # bitwise untouched
+    assert not torch.equal(early[8:, 1], plain[8:, 1])
+    # The finished env restarted at the start command, open, with zero previous actions.
+    start = env.start_tcp - env.grasp
+    torch.testing.assert_close(early[7, 1, 3:6], start, atol=1e-6, rtol=0)
+    torch.testing.assert_close(early[7, 1, 12:16], torch.zeros(4))
+
+
+def test_eager_and_captured_rollouts_are_identical(device):
+    actions = torch.rand(12, N, 4, generator=torch.Generator().manual_seed(1)) * 2 - 1
+    results = []
+    for graph in (True, False):
+        env = make(device, graph)
+        try:
+            assert env.manager.is_graph_captured() == graph
+            results.append(rollout(env, actions))
+        finally:
+            env.close()
+    assert torch.equal(results[0], results[1])
+
+
+@pytest.mark.parametrize(
+    ("task", "env_class", "dims"),
+    [
+        (SOFT_TASK_ID, FrankaLiftEnv, (16, 4)),
+        (COARSE_TASK_ID, FrankaLiftVerticalEnv, (14, 2)),
+        (CLOTH_TASK_ID, FrankaLiftEnv, (16, 4)),
+    ],
+)
+def test_gymnasium_make_builds_each_franka_task_from_its_id(task, env_class, dims):
+    from isaaclab_contrib.envs import load_cfg_from_registry
+
+    cfg = load_cfg_from_registry(task, "env_cfg_entry_point")
+    runner = load_cfg_from_registry(task, "rsl_rl_cfg_entry_point")
+    runner.validate()
+    assert cfg.scene.num_envs == runner.num_envs  # GPU-sized (4096) or, for the coarse task, CPU-sized (32)
+    cfg.scene.num_envs = 1
+    env = gym.make(task, cfg=cfg)
+    try:
+        assert type(env.unwrapped) is env_class
+        obs, _ = env.reset(seed=0)
+        obs, reward, *_ = env.step(torch.zeros(1, dims[1]))
+        assert obs.shape == (1, dims[0]) and bool(torch.isfinite(obs).all()) and bool(torch.isfinite(reward).all())
+        # The scene's grasp point is where the lifted part rests (the block's center, above the cloth's pinch).
+        unwrapped = env.unwrapped
+        assert float((unwrapped.rest_center[:2] - unwrapped.grasp[:2]).norm()) < 0.03
+    finally:
+        env.close()
+
+
+def _set(cfg, path: str, value) -> None:
+    *parents, name = path.split(".")
+    target = cfg
+    for parent in parents:
+        target = getattr(target, parent)
+    setattr(target, name, value)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "match"),
+    [
+        ("workspace_high", (0.3, 0.15, 0.45), r"FrankaLiftSoftCoarseEnvCfg\.workspace_high .* must exceed"),
+        ("target_height_range", (0.2, 0.1), r"target_height_range must be \(low, high\)"),
+        ("target_height_range", (0.1, 0.6), r"must hold the scene's grasp point .* and the highest target 0\.6 m"),
+        ("workspace_low", (0.55, -0.15, 0.005), r"must hold the scene's grasp point"),
+        ("action_scale", float("nan"), r"FrankaLiftSoftCoarseEnvCfg\.action_scale must not be NaN"),
+        ("ik_resolution", (5, 1, 10), r"FrankaLiftSoftCoarseEnvCfg\.ik_resolution"),
+        ("finger_speed", 0.0, r"FrankaLiftSoftCoarseEnvCfg\.finger_speed must be > 0"),
+    ],
+)
+def test_bad_task_configs_are_refused_before_a_simulation_starts(path, value, match):
+    cfg = config(1)
+    _set(cfg, path, value)
+    with pytest.raises(ValueError, match=match):
+        FrankaLiftEnv(cfg)
+    assert SimulationContext.instance() is None
