@@ -6,6 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+from task_contract import rollout, rollouts_with_an_aged_env
 
 from isaaclab_contrib.physics import SimulationContext
 from isaaclab_coupling_configs.arm_press_cloth_task import (
@@ -29,17 +30,6 @@ def config(num_envs: int = N, device: str = "cpu", use_graph: bool = True, **kw)
 
 def make(device: str, use_graph: bool = True, **kw) -> ArmPressClothEnv:
     return ArmPressClothEnv(config(N, device, use_graph, seed=5, **kw))
-
-
-def rollout(env: ArmPressClothEnv, actions: torch.Tensor, before_step=None):
-    obs, _ = env.reset()
-    history = []
-    for k, a in enumerate(actions):
-        if before_step is not None:
-            before_step(env, k)
-        obs, reward, terminated, truncated, _ = env.step(a)
-        history.append(torch.cat([obs, reward[:, None], terminated[:, None], truncated[:, None]], dim=-1).clone())
-    return torch.stack(history)
 
 
 def test_inverse_kinematics_inverts_the_arm():
@@ -128,21 +118,8 @@ def test_the_oracle_holds_the_target_depth(device):
 
 def test_auto_reset_touches_exactly_the_finished_env(device):
     actions = torch.rand(30, N, 2, generator=torch.Generator().manual_seed(2)) * 2 - 1
-
-    def age_env_1(env, k):
-        if k == 0:  # env 1 is 10 steps from its time limit: it truncates at step 10 and restarts
-            env.episode_length[1] = env.max_episode_length - 10
-
-    env = make(device)
-    try:
-        early = rollout(env, actions, age_env_1)
-    finally:
-        env.close()
-    env = make(device)
-    try:
-        plain = rollout(env, actions)
-    finally:
-        env.close()
+    # Env 1 is 10 steps from its time limit: it truncates at step 10 and restarts.
+    early, plain = rollouts_with_an_aged_env(lambda: make(device), actions, env_id=1, steps_left=10)
     truncated = early[:, 1, -1].bool()
     assert int(torch.nonzero(truncated)[0]) == 9 and not plain[:, :, -1].bool().any()
     others = [0, 2, 3]

@@ -4,6 +4,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+from task_contract import rollout, rollouts_with_an_aged_env
 
 from isaaclab_contrib.physics import SimulationContext
 from isaaclab_coupling_configs._franka import TcpIkTable, panda_cfg
@@ -31,17 +32,6 @@ def config(num_envs: int = N, device: str = "cpu", use_graph: bool = True, **kw)
 
 def make(device: str, use_graph: bool = True, **kw) -> FrankaLiftEnv:
     return FrankaLiftEnv(config(N, device, use_graph, seed=3, **kw))
-
-
-def rollout(env: FrankaLiftEnv, actions: torch.Tensor, before_step=None) -> torch.Tensor:
-    obs, _ = env.reset()
-    history = []
-    for k, a in enumerate(actions):
-        if before_step is not None:
-            before_step(env, k)
-        obs, reward, terminated, truncated, _ = env.step(a)
-        history.append(torch.cat([obs, reward[:, None], terminated[:, None], truncated[:, None]], dim=-1).clone())
-    return torch.stack(history)
 
 
 def test_the_ik_table_puts_the_tool_center_point_where_asked():
@@ -146,28 +136,21 @@ def test_the_vertical_variant_keeps_the_tool_over_the_grasp_point_and_lifts(devi
 
 def test_auto_reset_touches_exactly_the_finished_env(device):
     actions = torch.rand(14, N, 4, generator=torch.Generator().manual_seed(2)) * 2 - 1
+    # Env 1 is 8 steps from its time limit: it truncates at step 8 and restarts.
+    built = []
 
-    def age_env_1(env, k):
-        if k == 0:  # env 1 is 8 steps from its time limit: it truncates at step 8 and restarts
-            env.episode_length[1] = env.max_episode_length - 8
+    def make_kept():
+        built.append(make(device))
+        return built[-1]
 
-    env = make(device)
-    try:
-        early = rollout(env, actions, age_env_1)
-    finally:
-        env.close()
-    env = make(device)
-    try:
-        plain = rollout(env, actions)
-    finally:
-        env.close()
+    early, plain = rollouts_with_an_aged_env(make_kept, actions, env_id=1, steps_left=8)
     truncated = early[:, 1, -1].bool()
     assert int(torch.nonzero(truncated)[0]) == 7 and not plain[:, :, -1].bool().any()
     others = [0, 2]
     assert torch.equal(early[:, others], plain[:, others])  # bitwise untouched
     assert not torch.equal(early[8:, 1], plain[8:, 1])
     # The finished env restarted at the start command, open, with zero previous actions.
-    start = env.start_tcp - env.grasp
+    start = built[0].start_tcp - built[0].grasp
     torch.testing.assert_close(early[7, 1, 3:6], start, atol=1e-6, rtol=0)
     torch.testing.assert_close(early[7, 1, 12:16], torch.zeros(4))
 

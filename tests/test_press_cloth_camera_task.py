@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+from task_contract import rollout, rollouts_with_an_aged_env
 from tensordict import TensorDict
 
 from isaaclab_contrib.physics import SimulationContext
@@ -50,16 +51,6 @@ def flat(obs, reward, terminated, truncated) -> torch.Tensor:
     """One row per env: policy group, image pixels, reward, terminated, truncated."""
     parts = [obs["policy"], obs["camera"].flatten(1), reward[:, None], terminated[:, None], truncated[:, None]]
     return torch.cat([p.float() for p in parts], dim=-1)
-
-
-def rollout(env: PressClothDepthCameraEnv, actions: torch.Tensor, before_step=None) -> torch.Tensor:
-    env.reset()
-    history = []
-    for k, a in enumerate(actions):
-        if before_step is not None:
-            before_step(env, k)
-        history.append(flat(*env.step(a)[:4]).clone())
-    return torch.stack(history)
 
 
 def test_dict_spaces_and_observation_shapes(device):
@@ -120,21 +111,8 @@ def test_the_image_shows_the_pressed_cloth_and_actions_reach_the_physics(device)
 
 def test_auto_reset_touches_exactly_the_finished_env(device):
     actions = torch.rand(14, N, 1, generator=torch.Generator().manual_seed(2)) * 2 - 1
-
-    def age_env_1(env, k):
-        if k == 0:  # env 1 is 6 steps from its time limit: it truncates at step 6 and restarts
-            env.episode_length[1] = env.max_episode_length - 6
-
-    env = make(device)
-    try:
-        early = rollout(env, actions, age_env_1)
-    finally:
-        env.close()
-    env = make(device)
-    try:
-        plain = rollout(env, actions)
-    finally:
-        env.close()
+    # Env 1 is 6 steps from its time limit: it truncates at step 6 and restarts.
+    early, plain = rollouts_with_an_aged_env(lambda: make(device), actions, env_id=1, steps_left=6, row=flat)
     truncated = early[:, 1, -1].bool()
     assert int(torch.nonzero(truncated)[0]) == 5 and not plain[:, :, -1].bool().any()
     others = [0, 2]
@@ -155,7 +133,7 @@ def test_eager_and_captured_rollouts_are_identical(device):
             # Captured: the physics replays from graphs; on the CPU the camera stage runs eagerly ("partial").
             expected = ("partial", "graph") if graph else ("eager",)
             assert env.manager.step_mode() in expected, env.manager.eager_reason()
-            results.append(rollout(env, actions))
+            results.append(rollout(env, actions, row=flat))
         finally:
             env.close()
     if device == "cpu":
