@@ -272,9 +272,13 @@ class FrankaLiftEnv(CoupledDirectEnv):
         }
 
     # ------------------------------------------------------------------ env hooks
-    def _write_targets(self) -> None:
-        self.joint_target[:, self.arm_cols] = self.ik_table.joint_targets(self.tcp_command)
-        self.joint_target[:, self.finger_cols] = self.finger_target.unsqueeze(-1)
+    def _write_targets(self, env_ids: torch.Tensor | None = None) -> None:
+        """Joint targets of the envs *env_ids* (default: all) from their TCP command and finger targets."""
+        rows = slice(None) if env_ids is None else env_ids.unsqueeze(-1)
+        command = self.tcp_command if env_ids is None else self.tcp_command[env_ids]
+        fingers = self.finger_target if env_ids is None else self.finger_target[env_ids]
+        self.joint_target[rows, self.arm_cols] = self.ik_table.joint_targets(command)
+        self.joint_target[rows, self.finger_cols] = fingers.unsqueeze(-1)
 
     def tcp_actions(self, actions: torch.Tensor) -> torch.Tensor:
         """The task's actions as ``(num_envs, 4)``: TCP move along x, y, z and the gripper command."""
@@ -346,7 +350,7 @@ class FrankaLiftEnv(CoupledDirectEnv):
         self.finger_target[env_ids] = OPEN
         self.prev_action[env_ids] = 0.0
         self.action_rate[env_ids] = 0.0
-        self._write_targets()
+        self._write_targets(env_ids)
 
 
 class FrankaLiftVerticalEnv(FrankaLiftEnv):

@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from train import read_curve
+from train import REFERENCE_STYLES, read_curve
 
 
 def run_folder(text: str) -> Path:
@@ -42,8 +42,7 @@ def main(argv: list[str] | None = None) -> Path:
         steps, values = read_curve(run)
         per_iteration = result["env_steps"] / max(1, len(steps))
         ax.plot([s * per_iteration for s in steps], values, linewidth=1.2, label=f"seed {result['seed']} (training)")
-    styles = {"random": ("gray", "--"), "oracle": ("black", "-."), "trained": ("green", ":")}
-    for name, (color, style) in styles.items():
+    for name, (color, style) in REFERENCE_STYLES.items():
         values = [r[f"{name}_return"] for r in results if r.get(f"{name}_return") is not None]
         if values:
             mean = sum(values) / len(values)

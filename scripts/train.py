@@ -79,6 +79,9 @@ from isaaclab_contrib.rl import RslRlVecEnvWrapper, create_run_dir, evaluate_pol
 from isaaclab_contrib.rl.runs import CheckpointError, find_checkpoint, load_checkpoint
 from isaaclab_contrib.utils.cli import positive_int
 
+REFERENCE_STYLES = {"random": ("gray", "--"), "oracle": ("black", "-."), "trained": ("green", ":")}
+"""Color and line style of each evaluated policy's horizontal line in the learning-curve plots."""
+
 
 def read_curve(log_dir: Path, tag: str = "Train/mean_reward") -> tuple[list[int], list[float]]:
     """Iterations and values of the scalar *tag* from the run's tensorboard event files."""
@@ -102,8 +105,7 @@ def plot_curve(path: Path, log_dir: Path, samples_per_iteration: int, result: di
     steps, values = read_curve(log_dir)
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.plot([s * samples_per_iteration for s in steps], values, label="training episodes (rsl-rl mean return)")
-    styles = {"random": ("gray", "--"), "oracle": ("black", "-."), "trained": ("green", ":")}
-    for name, (color, style) in styles.items():
+    for name, (color, style) in REFERENCE_STYLES.items():
         if result.get(f"{name}_return") is not None:
             value = result[f"{name}_return"]
             ax.axhline(value, color=color, linestyle=style, label=f"{name} policy ({value:.1f})")
