@@ -2,7 +2,7 @@
 
 Per env: the Panda of ``example-robot-data`` (``/World/envs/env_{i}/Robot``, URDF, fixed base at the env
 origin, convex-hull link colliders and box finger pads; PD joint drives by joint regex), a 4 cm soft cube
-(``/World/envs/env_{i}/SoftBlock``, 4 x 4 x 4 tetrahedral cells, 26 g) resting on the ground 0.5 m in front
+(``/World/envs/env_{i}/SoftBlock``, 4 x 4 x 4 tetrahedral cells, 50 g) resting on the ground 0.5 m in front
 of it, and the ground. A scripted pick (:class:`~isaaclab_coupling_configs._franka.PickScript`:
 tool-center-point waypoints solved once by Newton's IK, joint targets interpolated per env step) moves the
 open hand down around the block, closes the fingers, lifts 20 cm and holds.

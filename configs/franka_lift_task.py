@@ -4,7 +4,7 @@ Scenes: ``franka_lift_soft`` (a 4 cm soft block, VBD) and ``franka_cloth`` (a fr
 corner), the Panda driven by MuJoCo-Warp with PD joint drives, coupled by a virtual proxy (hand and fingers
 mirrored into VBD). Per env the object rests at the same place; the target height is drawn per episode.
 
-Action (4, clipped to [-1, 1]), Isaac Lab's relative end-effector action plus a binary gripper:
+Action (4, clipped to [-1, 1]), Isaac Lab's relative end-effector action plus a gripper command:
 ``a[:3]`` moves the commanded tool-center-point (TCP) position by ``action_scale * a[:3]`` [m per env step],
 kept inside the work box :attr:`FrankaLiftEnvCfg.workspace_low` .. ``workspace_high``; the arm's joint
 position targets follow from a table of inverse-kinematics solutions over that box
@@ -14,14 +14,17 @@ linearly in between, at :attr:`FrankaLiftEnvCfg.finger_speed`, so the fingers sq
 
 Observation (16): TCP position relative to the object's grasp point [m], commanded TCP position relative to
 it [m], finger opening (mean slide position / 4 cm) [1], lifted part's center relative to the TCP [m], its
-rise above rest and the target rise [m], previous actions.
+rise above rest and the target rise [m], previous actions. With :attr:`FrankaLiftEnvCfg.coupler_observations`
+4 more: what the coupler measures, the object's push on each finger [N], the vertical force on both [N] and the
+object's deepest penetration into the fingers [cm].
 
 Reward per env step (Isaac Lab's lift terms plus a grasp term): ``reach_weight * (1 - tanh(|tcp - object| /
 0.1 m))`` + ``grasp_weight * squeeze * (1 - tanh(|tcp - object| / grasp_std))`` (``squeeze``: how far the
 finger targets have moved from open toward closed, 0 to 1) + ``lift_weight * clamp(2 rise / lift_threshold - 1, 0, 1)`` (0 up to half the
 threshold, 1 from the threshold on) + ``[rise > lift_threshold] * (goal_weight * (1 - tanh(|rise -
 target| / goal_std)) + goal_coarse_weight * (1 - tanh(|rise - target| / goal_coarse_std)))`` (Isaac Lab's fine
-and coarse goal terms) - ``action_rate_penalty * |a - a_prev|^2``. Terminated when the lifted part leaves the
+and coarse goal terms) - ``action_rate_penalty * |a - a_prev|^2`` - ``penetration_penalty * depth`` (the object's
+deepest penetration into the fingers [m], off by default). Terminated when the lifted part leaves the
 work area (flung: more than :attr:`FrankaLiftEnvCfg.fling_distance` from its rest position) or is not finite.
 
 :func:`oracle_policy` is a scripted pick with privileged state (the grasp point, the target): over the
@@ -33,10 +36,10 @@ Task ids (registered on import):
 * ``Isaac-Lift-Soft-Franka-Direct-v0`` -- the ``franka_lift_soft`` scene as the scene checks it (4 x 4 x 4
   cells, 10 VBD iterations, 8 substeps per 60 Hz frame); runner sized for a GPU (4096 envs).
 * ``Isaac-Lift-Soft-Franka-Coarse-Direct-v0`` -- the documented reduced variant that trains on a 2-core CPU
-  (:class:`FrankaLiftVerticalEnv`): a coarser block (the same 4 cm, 26 g cube as 2 x 2 x 2 cells of 2 cm), 5
-  VBD iterations and 4 substeps per frame (about 15x cheaper per env step), 32 envs, and 2 actions: the
-  commanded TCP stays straight over the grasp point, the policy moves it vertically and works the gripper
-  (observation 14: the same with 2 previous actions). Same reward and oracle.
+  (:class:`FrankaLiftVerticalEnv`): a coarser block (the same 4 cm cube as 2 x 2 x 2 cells of 2 cm, 86 g
+  instead of 50 g), 5 VBD iterations and 4 substeps per frame (about 15x cheaper per env step), 32 envs, and
+  2 actions: the commanded TCP stays straight over the grasp point, the policy moves it vertically and works
+  the gripper (observation 14: the same with 2 previous actions). The same reward and oracle.
 * ``Isaac-Lift-Cloth-Franka-Direct-v0`` -- the ``franka_cloth`` scene: pinch the cloth near its corner and lift
   that corner to the target; runner sized for a GPU (4096 envs).
 """
@@ -105,6 +108,7 @@ class FrankaLiftEnvCfg(CoupledDirectEnvCfg):
         "workspace_low": "any",
         "workspace_high": "any",
         "target_height_range": ">= 0",
+        "penetration_penalty": ">= 0",
     }
 
     sim: SimulationCfg = SimulationCfg(dt=FRAME_DT, device="cpu", physics=NewtonCfg(num_substeps=SUBSTEPS))
@@ -151,6 +155,15 @@ class FrankaLiftEnvCfg(CoupledDirectEnvCfg):
     """Weight of the squared change of the action per env step."""
     fling_distance: float = 0.5
     """Terminate when the lifted part's center is this far from its rest position [m]."""
+    coupler_observations: bool = False
+    """Add what the coupler measures to the observation (4 more values): the magnitude of the force the object
+    pushes each finger with [N] and the vertical force on both fingers together [N] (interface-force sensor on
+    the ``robot`` entry's fingers against the ``object`` entry, averaged over the env step; about ``-m g`` while
+    the fingers carry the object), and the object's deepest penetration into the fingers [cm] (penetration
+    sensor)."""
+    penetration_penalty: float = 0.0
+    """Weight of the object's deepest penetration into the fingers in the reward [1/m] (needs no observation;
+    ``0``: off)."""
 
     def validate(self) -> None:
         """Check the fields, the scene and the simulation settings, the work box and the target range."""
@@ -195,7 +208,7 @@ def _coarse_block_scene() -> FrankaLiftSoftSceneCfg:
 
 @configclass
 class FrankaLiftSoftCoarseEnvCfg(FrankaLiftEnvCfg):
-    """The reduced soft-block task that trains on a CPU: the same 4 cm, 26 g cube as 2 x 2 x 2 tetrahedral
+    """The reduced soft-block task that trains on a CPU: the same 4 cm cube as 2 x 2 x 2 tetrahedral
     cells (27 particles instead of 125), 5 VBD iterations and 4 solver substeps per 60 Hz frame."""
 
     sim: SimulationCfg = SimulationCfg(dt=FRAME_DT, device="cpu", physics=NewtonCfg(num_substeps=4))
@@ -217,8 +230,17 @@ class FrankaLiftEnv(CoupledDirectEnv):
 
     cfg: FrankaLiftEnvCfg
 
+    def _register_sensors(self, manager: type) -> None:
+        cfg = self.cfg
+        if cfg.coupler_observations or cfg.penetration_penalty > 0.0:
+            fingers = f"{cfg.scene.robot.selector()}/panda/panda_(leftfinger|rightfinger)"
+            self.finger_force_sensor = manager.add_interface_force_sensor("robot", "object", bodies=fingers)
+            self.penetration_sensor = manager.add_penetration_sensor("object", "robot", bodies=fingers)
+
     def _setup_buffers(self) -> None:
         cfg, scene, manager, dev = self.cfg, self.cfg.scene, self.manager, self.torch_device
+        if cfg.coupler_observations:
+            self.num_observations = type(self).num_observations + 4
         self.ik_table = TcpIkTable(scene.robot, cfg.workspace_low, cfg.workspace_high, cfg.ik_resolution)
         columns = [c.rsplit("/", 1)[-1] for c in manager.joint_view_columns("joint_target_q")]
         self.arm_cols = torch.tensor([columns.index(n) for n in self.ik_table.coord_names], device=dev)
@@ -261,15 +283,23 @@ class FrankaLiftEnv(CoupledDirectEnv):
 
     def measurements(self) -> dict[str, torch.Tensor]:
         """Env-frame TCP ``tcp`` and lifted-part center ``object`` [m], its ``rise`` above rest [m] and the
-        gripper ``opening`` (mean finger slide) [m]."""
+        gripper ``opening`` (mean finger slide) [m]; with the coupler terms on (``coupler_observations`` or
+        ``penetration_penalty``) also ``finger_force``, the force the object pushes the left and right finger
+        with, world frame [N] ``(num_envs, 2, 3)``, and ``penetration``, the object's deepest penetration into
+        the fingers [m]."""
         tcp = self.tcp_world() - self.origin
         center = self.lifted_world().mean(dim=1) - self.origin
-        return {
+        m = {
             "tcp": tcp,
             "object": center,
             "rise": center[:, 2] - self.rest_center[2],
             "opening": self.joint_q[:, self.finger_cols].mean(dim=-1),
         }
+        if hasattr(self, "finger_force_sensor"):
+            manager = self.manager
+            m["finger_force"] = manager.get_interface_force_sensor(self.finger_force_sensor).wrench[:, :, :3]
+            m["penetration"] = manager.get_penetration_sensor(self.penetration_sensor).max_depth
+        return m
 
     # ------------------------------------------------------------------ env hooks
     def _write_targets(self, env_ids: torch.Tensor | None = None) -> None:
@@ -300,17 +330,20 @@ class FrankaLiftEnv(CoupledDirectEnv):
 
     def _get_observations(self) -> torch.Tensor:
         m = self.measurements()
-        return torch.cat(
-            [
-                m["tcp"] - self.grasp,
-                self.tcp_command - self.grasp,
-                (m["opening"] / OPEN).unsqueeze(-1),
-                m["object"] - m["tcp"],
-                torch.stack([m["rise"], self.target_height], dim=-1),
-                self.prev_action,
-            ],
-            dim=-1,
-        )
+        parts = [
+            m["tcp"] - self.grasp,
+            self.tcp_command - self.grasp,
+            (m["opening"] / OPEN).unsqueeze(-1),
+            m["object"] - m["tcp"],
+            torch.stack([m["rise"], self.target_height], dim=-1),
+            self.prev_action,
+        ]
+        if self.cfg.coupler_observations:
+            force = m["finger_force"]
+            parts.append(force.norm(dim=-1))
+            parts.append(force[:, :, 2].sum(dim=-1, keepdim=True))
+            parts.append((100.0 * m["penetration"]).unsqueeze(-1))
+        return torch.cat(parts, dim=-1)
 
     def _get_rewards(self) -> torch.Tensor:
         cfg = self.cfg
@@ -324,7 +357,7 @@ class FrankaLiftEnv(CoupledDirectEnv):
         error = (m["rise"] - self.target_height).abs()
         goal = lifted * (1.0 - torch.tanh(error / cfg.goal_std))
         goal_coarse = lifted * (1.0 - torch.tanh(error / cfg.goal_coarse_std))
-        return (
+        reward = (
             cfg.reach_weight * reach
             + cfg.grasp_weight * grasp
             + cfg.lift_weight * lifting
@@ -332,6 +365,9 @@ class FrankaLiftEnv(CoupledDirectEnv):
             + cfg.goal_coarse_weight * goal_coarse
             - cfg.action_rate_penalty * self.action_rate
         )
+        if cfg.penetration_penalty > 0.0:
+            reward = reward - cfg.penetration_penalty * m["penetration"]
+        return reward
 
     def _get_dones(self) -> torch.Tensor:
         center = self.measurements()["object"]

@@ -288,6 +288,23 @@ def test_a_box_pressed_into_the_cloth_reads_that_depth(device):
     assert sensor.depth.shape == (2, (CELLS + 1) ** 2)
 
 
+def test_the_shapes_on_an_entry_s_bodies_count_even_when_it_leaves_them_to_no_solver(device):
+    # A proxied robot owns its bodies but not their shapes (include_body_shapes=False: the proxies' copies
+    # collide); the sensor still measures against the shapes those bodies carry.
+    depths = (0.003, 0.006)
+    cfg = admm(contact_pairs=(), iterations=2)
+    cfg.entries[0].include_body_shapes = False
+    sim = begin(cfg, envs([box_pressed_into_cloth(d) for d in depths]), device)
+    index = M.add_penetration_sensor("box", "cloth")
+    sim.reset()
+    assert M.get_coupling_plan().entries["box"].shapes == []
+    M.step()
+    sensor = M.get_penetration_sensor(index)
+    assert (sensor.particle_entry, sensor.rigid_entry) == ("cloth", "box")
+    np.testing.assert_allclose(sensor.max_depth.numpy(), depths, atol=1e-6)
+    assert sensor.penetrating.tolist() == [9, 9]
+
+
 def test_a_particle_fired_through_a_plate_counts_as_tunnelled(device):
     # 12 m/s crosses the 1 cm plate within one env step (20 cm); 3 m/s stops inside it (5 cm).
     sim = begin(admm(contact_pairs=(), iterations=2), envs([particle_fired_at_plate(v) for v in (12.0, 3.0)]), device)

@@ -134,6 +134,62 @@ def test_the_vertical_variant_keeps_the_tool_over_the_grasp_point_and_lifts(devi
         env.close()
 
 
+def coupler_run(device, penalty: float, steps: int):
+    """The vertical variant with the coupler terms and a converged VBD solve (20 iterations), 2 envs under the
+    oracle: per env step the rewards and the measurements (finger forces [N], penetration [m], rise [m]), and
+    each block's weight m g [N]."""
+    import warp as wp
+
+    cfg = config(2, device, seed=4, coupler_observations=True, penetration_penalty=penalty, episode_length_s=6.0)
+    cfg.scene.vbd_iterations = 20
+    env = FrankaLiftVerticalEnv(cfg)
+    try:
+        obs, _ = env.reset()
+        assert obs.shape == (2, 18) and env.observation_space.shape == (2, 18)
+        oracle = oracle_policy(env)
+        rewards, forces, depths, rises = [], [], [], []
+        for _ in range(steps):
+            obs, reward, *_ = env.step(oracle(obs))
+            m = env.measurements()
+            force = m["finger_force"]
+            vertical = force[:, :, 2].sum(-1, keepdim=True)
+            assert torch.equal(
+                obs[:, -4:], torch.cat([force.norm(dim=-1), vertical, 100 * m["penetration"][:, None]], -1)
+            )
+            rewards.append(reward.clone())
+            forces.append(force.clone())
+            depths.append(m["penetration"].clone())
+            rises.append(m["rise"].clone())
+        weight = wp.to_torch(env.manager.get_model().particle_mass)[env.lifted_ids].sum(dim=1) * 9.81
+        return torch.stack(rewards), torch.stack(forces), torch.stack(depths), torch.stack(rises), weight
+    finally:
+        env.close()
+
+
+@pytest.mark.slow  # 225 env steps at 20 VBD iterations: the weight reads true once the solve has converged
+def test_the_coupler_terms_read_the_grip_and_the_penalty_costs_the_penetration(device):
+    rewards, forces, depths, rises, weight = coupler_run(device, penalty=0.0, steps=150)
+    penalized, forces_p, depths_p, _, _ = coupler_run(device, penalty=50.0, steps=75)
+    # The sensors and the penalty leave the physics alone: the same readings in both runs.
+    assert torch.equal(forces[:75], forces_p) and torch.equal(depths[:75], depths_p)
+    # The hand is in the air for the first steps: no force, no penetration.
+    assert torch.all(forces[:20] == 0.0) and torch.all(depths[:20] == 0.0)
+    # Held (the oracle lifted both blocks by step 60): the pads squeeze from both sides, equal and opposite
+    # along y, and once the grip has settled the fingers carry the block's weight, m g (the reaction on them
+    # points down).
+    held = slice(60, None)
+    assert torch.all(rises[held] > 0.05), rises[held]
+    assert torch.all(forces[held, :, :, 1].abs() > 1.0), forces[held, :, :, 1]
+    squeeze = forces[-20:, :, :, 1].mean(dim=0)  # settled: the last 20 env steps, (envs, fingers)
+    assert torch.all((squeeze[:, 0] + squeeze[:, 1]).abs() < 0.01 * squeeze[:, 0].abs()), squeeze
+    carried = -forces[-20:, :, :, 2].sum(dim=-1).mean(dim=0)
+    torch.testing.assert_close(carried, weight, rtol=0.05, atol=0.0)
+    assert torch.all(depths[held] > 0.0) and torch.all(depths[held] < 0.005)
+    # The penalty subtracts exactly its weight times the deepest penetration.
+    torch.testing.assert_close(penalized, rewards[:75] - 50.0 * depths[:75], atol=1e-5, rtol=0)
+    assert float((rewards[:75] - penalized)[held].min()) > 0.0
+
+
 def test_auto_reset_touches_exactly_the_finished_env(device):
     actions = torch.rand(14, N, 4, generator=torch.Generator().manual_seed(2)) * 2 - 1
     # Env 1 is 8 steps from its time limit: it truncates at step 8 and restarts.

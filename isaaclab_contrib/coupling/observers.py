@@ -1215,7 +1215,12 @@ def resolve_penetration(
     collide = int(newton.ShapeFlags.COLLIDE_PARTICLES)
 
     def body_shapes(name: str) -> list[int]:
-        return [s for s in plan.entries[name].shapes if shape_body[s] >= 0 and shape_flags[s] & collide]
+        # The shapes on the entry's bodies, whether or not the entry owns them: an entry that leaves its body
+        # shapes to no solver (``include_body_shapes=False``, e.g. a proxied robot) still carries them, and the
+        # proxies' copies collide with the particles.
+        own = plan.entries[name]
+        on_bodies = set(own.shapes) | {s for s in range(len(shape_body)) if shape_body[s] in set(own.bodies)}
+        return sorted(s for s in on_bodies if shape_body[s] >= 0 and shape_flags[s] & collide)
 
     def describe(name: str) -> str:
         own = plan.entries[name]
