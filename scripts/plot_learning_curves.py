@@ -29,6 +29,14 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("runs", nargs="+", type=run_folder, help="run folders of train.py")
     parser.add_argument("--output", type=Path, required=True, help="PNG to write")
     parser.add_argument("--title", default=None, help="figure title (default: the task id of the first run)")
+    parser.add_argument(
+        "--hide_reference",
+        "--hide-reference",
+        action="append",
+        default=[],
+        choices=sorted(REFERENCE_STYLES),
+        help="leave out this reference line (repeatable), e.g. the oracle when its return dwarfs the curve",
+    )
     args = parser.parse_args(argv)
 
     import matplotlib
@@ -43,6 +51,8 @@ def main(argv: list[str] | None = None) -> Path:
         per_iteration = result["env_steps"] / max(1, len(steps))
         ax.plot([s * per_iteration for s in steps], values, linewidth=1.2, label=f"seed {result['seed']} (training)")
     for name, (color, style) in REFERENCE_STYLES.items():
+        if name in args.hide_reference:
+            continue
         values = [r[f"{name}_return"] for r in results if r.get(f"{name}_return") is not None]
         if values:
             mean = sum(values) / len(values)
