@@ -1,10 +1,30 @@
-"""Rollouts shared by the task contract tests (arm, depth camera, Franka): one row of numbers per env step."""
+"""Helpers shared by the task contract tests (arm, depth camera, Franka): small configs, unchecked field writes,
+and rollouts as one row of numbers per env step."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import torch
+
+
+def task_config(cfg_class: type, num_envs: int, device: str = "cpu", use_graph: bool = True, **kw):
+    """``cfg_class(**kw)`` with *num_envs* envs on *device*, captured or eager."""
+    cfg = cfg_class(**kw)
+    cfg.scene.num_envs = num_envs
+    cfg.sim.device = device
+    cfg.sim.physics.use_cuda_graph = use_graph
+    return cfg
+
+
+def set_field(cfg, path: str, value) -> None:
+    """Write *value* to the dotted field *path* of *cfg* (dict keys on the way too) without any check, so a test
+    can see what validation then says."""
+    *parents, name = path.split(".")
+    target = cfg
+    for parent in parents:
+        target = target[parent] if isinstance(target, dict) else getattr(target, parent)
+    setattr(target, name, value)
 
 
 def tensor_row(obs, reward, terminated, truncated) -> torch.Tensor:

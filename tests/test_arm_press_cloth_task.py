@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
-from task_contract import rollout, rollouts_with_an_aged_env
+from task_contract import rollout, rollouts_with_an_aged_env, set_field, task_config
 
 from isaaclab_contrib.physics import SimulationContext
 from isaaclab_coupling_configs.arm_press_cloth_task import (
@@ -21,11 +21,7 @@ N = 4
 
 
 def config(num_envs: int = N, device: str = "cpu", use_graph: bool = True, **kw) -> ArmPressClothEnvCfg:
-    cfg = ArmPressClothEnvCfg(**kw)
-    cfg.scene.num_envs = num_envs
-    cfg.sim.device = device
-    cfg.sim.physics.use_cuda_graph = use_graph
-    return cfg
+    return task_config(ArmPressClothEnvCfg, num_envs, device, use_graph, **kw)
 
 
 def make(device: str, use_graph: bool = True, **kw) -> ArmPressClothEnv:
@@ -174,14 +170,6 @@ def test_gymnasium_make_builds_the_task_from_its_id():
         gym.make(TASK_ID, cfg={"num_envs": 2})
 
 
-def _set(cfg, path: str, value) -> None:
-    *parents, name = path.split(".")
-    target = cfg
-    for parent in parents:
-        target = target[parent] if isinstance(target, dict) else getattr(target, parent)
-    setattr(target, name, value)
-
-
 @pytest.mark.parametrize(
     ("path", "value", "match"),
     [
@@ -200,7 +188,7 @@ def _set(cfg, path: str, value) -> None:
 )
 def test_bad_task_configs_are_refused_before_a_simulation_starts(path, value, match):
     cfg = config(1)
-    _set(cfg, path, value)
+    set_field(cfg, path, value)
     with pytest.raises(ValueError, match=match):
         ArmPressClothEnv(cfg)
     assert SimulationContext.instance() is None

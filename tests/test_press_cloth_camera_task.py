@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
-from task_contract import rollout, rollouts_with_an_aged_env
+from task_contract import rollout, rollouts_with_an_aged_env, set_field, task_config
 from tensordict import TensorDict
 
 from isaaclab_contrib.physics import SimulationContext
@@ -36,11 +36,7 @@ N, H, W = 3, 16, 16
 
 
 def config(num_envs: int = N, device: str = "cpu", use_graph: bool = True, **kw) -> PressClothDepthCameraEnvCfg:
-    cfg = PressClothDepthCameraEnvCfg(**kw)
-    cfg.scene.num_envs = num_envs
-    cfg.sim.device = device
-    cfg.sim.physics.use_cuda_graph = use_graph
-    return cfg
+    return task_config(PressClothDepthCameraEnvCfg, num_envs, device, use_graph, **kw)
 
 
 def make(device: str = "cpu", use_graph: bool = True, **kw) -> PressClothDepthCameraEnv:
@@ -237,11 +233,7 @@ def test_policy_callable_routes_tensors_and_dicts():
 )
 def test_runner_config_errors_name_the_field(path, value, match):
     cfg = PressClothDepthCameraPPORunnerCfg()
-    *parents, name = path.split(".")
-    target = cfg
-    for parent in parents:
-        target = getattr(target, parent)
-    setattr(target, name, value)
+    set_field(cfg, path, value)
     with pytest.raises((TypeError, ValueError), match=match):
         cfg.to_rsl_rl()
 

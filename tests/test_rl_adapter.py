@@ -4,6 +4,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+from task_contract import set_field
 from tensordict import TensorDict
 
 import isaaclab_coupling_configs  # noqa: F401  (registers the task ids)
@@ -79,11 +80,7 @@ def test_registry_errors_name_the_task_and_key():
 )
 def test_runner_config_validation_names_the_field(path, value, match):
     cfg = RslRlOnPolicyRunnerCfg()
-    target = cfg
-    *parents, name = path.split(".")
-    for parent in parents:
-        target = getattr(target, parent)
-    setattr(target, name, value)
+    set_field(cfg, path, value)
     with pytest.raises((TypeError, ValueError), match=match):
         cfg.to_rsl_rl()
 
