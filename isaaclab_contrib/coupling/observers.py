@@ -1219,7 +1219,8 @@ def resolve_penetration(
         # shapes to no solver (``include_body_shapes=False``, e.g. a proxied robot) still carries them, and the
         # proxies' copies collide with the particles.
         own = plan.entries[name]
-        on_bodies = set(own.shapes) | {s for s in range(len(shape_body)) if shape_body[s] in set(own.bodies)}
+        bodies_of_entry = set(own.bodies)
+        on_bodies = set(own.shapes) | {s for s in range(len(shape_body)) if shape_body[s] in bodies_of_entry}
         return sorted(s for s in on_bodies if shape_body[s] >= 0 and shape_flags[s] & collide)
 
     def describe(name: str) -> str:
