@@ -14,7 +14,7 @@ linearly in between, at :attr:`FrankaLiftEnvCfg.finger_speed`, so the fingers sq
 
 Observation (16): TCP position relative to the object's grasp point [m], commanded TCP position relative to
 it [m], finger opening (mean slide position / 4 cm) [1], lifted part's center relative to the TCP [m], its
-rise above rest and the target rise [m], previous actions. With :attr:`FrankaLiftEnvCfg.coupler_observations`
+rise above rest and the rise still to go to the target (target - rise) [m], previous actions. With :attr:`FrankaLiftEnvCfg.coupler_observations`
 4 more: what the coupler measures, the object's push on each finger [N], the vertical force on both [N] and the
 object's deepest penetration into the fingers [cm].
 
@@ -23,7 +23,8 @@ Reward per env step (Isaac Lab's lift terms plus a grasp term): ``reach_weight *
 finger targets have moved from open toward closed, 0 to 1) + ``lift_weight * clamp(2 rise / lift_threshold - 1, 0, 1)`` (0 up to half the
 threshold, 1 from the threshold on) + ``[rise > lift_threshold] * (goal_weight * (1 - tanh(|rise -
 target| / goal_std)) + goal_coarse_weight * (1 - tanh(|rise - target| / goal_coarse_std)))`` (Isaac Lab's fine
-and coarse goal terms) - ``action_rate_penalty * |a - a_prev|^2`` - ``penetration_penalty * depth`` (the object's
+and coarse goal terms) - ``action_rate_penalty * |a - a_prev|^2`` - ``action_limit_penalty * |excess|^2``
+(``excess``: how far the policy's actions lay outside [-1, 1] before the clip) - ``penetration_penalty * depth`` (the object's
 deepest penetration into the fingers [m], off by default). Terminated when the lifted part leaves the
 work area (flung: more than :attr:`FrankaLiftEnvCfg.fling_distance` from its rest position) or is not finite.
 
@@ -39,7 +40,9 @@ Task ids (registered on import):
   (:class:`FrankaLiftVerticalEnv`): a coarser block (the same 4 cm cube as 2 x 2 x 2 cells of 2 cm, 86 g
   instead of 50 g), 5 VBD iterations and 4 substeps per frame (about 15x cheaper per env step), 32 envs, and
   2 actions: the commanded TCP stays straight over the grasp point, the policy moves it vertically and works
-  the gripper (observation 14: the same with 2 previous actions). The same reward and oracle.
+  the gripper (observation 14: the same with 2 previous actions). Episodes start with the hand 10 cm over the
+  block (:data:`HOVER_POSE`, instead of the ready pose 38 cm over it) in a work box 26 cm high, so the
+  approach takes 10 of the 120 env steps instead of 38. The same reward and oracle.
 * ``Isaac-Lift-Cloth-Franka-Direct-v0`` -- the ``franka_cloth`` scene: pinch the cloth near its corner and lift
   that corner to the target; runner sized for a GPU (4096 envs).
 """
@@ -56,16 +59,17 @@ import warp as wp
 from isaaclab_contrib.envs import CoupledDirectEnv, CoupledDirectEnvCfg, register_task
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg
 from isaaclab_contrib.rl import RslRlOnPolicyRunnerCfg
-from isaaclab_contrib.scenes import InitialStateCfg
+from isaaclab_contrib.scenes import ArticulationInitialStateCfg, InitialStateCfg
 from isaaclab_contrib.utils.configclass import MISSING, configclass
 
 from ._franka import FINGER_JOINTS, FRAME_DT, SUBSTEPS, TCP_BODY, FrankaPickSceneCfg, TcpIkTable
 from .franka_cloth import FrankaClothSceneCfg
-from .franka_lift_soft import BLOCK_X, FrankaLiftSoftSceneCfg
+from .franka_lift_soft import BLOCK_LIFT, BLOCK_X, FrankaLiftSoftSceneCfg
 
 __all__ = [
     "CLOTH_TASK_ID",
     "COARSE_TASK_ID",
+    "HOVER_POSE",
     "SOFT_TASK_ID",
     "FrankaLiftClothEnvCfg",
     "FrankaLiftEnv",
@@ -82,6 +86,18 @@ COARSE_TASK_ID = "Isaac-Lift-Soft-Franka-Coarse-Direct-v0"
 CLOTH_TASK_ID = "Isaac-Lift-Cloth-Franka-Direct-v0"
 OPEN = 0.04
 """Finger-slide position of the open gripper [m]."""
+HOVER_POSE = {
+    "panda_joint1": 0.0,
+    "panda_joint2": 0.2124,
+    "panda_joint3": 0.0,
+    "panda_joint4": -2.4011,
+    "panda_joint5": 0.0,
+    "panda_joint6": 2.6135,
+    "panda_joint7": 0.7854,
+    "panda_finger_joint.*": 0.04,
+}
+"""Start configuration of the coarse task [rad, m]: the hand pointing down, fingers open, the TCP 10 cm over the
+soft block's grasp point, at (0.5, 0, 0.124) m in the robot's frame (Newton's IK from the ready pose)."""
 
 
 @configclass
@@ -103,6 +119,7 @@ class FrankaLiftEnvCfg(CoupledDirectEnvCfg):
         "goal_coarse_std": "> 0",
         "lift_threshold": ">= 0",
         "action_rate_penalty": ">= 0",
+        "action_limit_penalty": ">= 0",
         "fling_distance": "> 0",
         "ik_resolution": ">= 2",
         "workspace_low": "any",
@@ -153,6 +170,10 @@ class FrankaLiftEnvCfg(CoupledDirectEnvCfg):
     """Rise above rest that counts as lifted [m]."""
     action_rate_penalty: float = 0.01
     """Weight of the squared change of the action per env step."""
+    action_limit_penalty: float = 0.5
+    """Weight of the squared excess of the policy's actions beyond [-1, 1] (before the env clips them): a
+    Gaussian policy whose mean drifts past the clip explores nothing there, every sample acts as the limit
+    (a policy stuck at the top of the work box whatever the target did so)."""
     fling_distance: float = 0.5
     """Terminate when the lifted part's center is this far from its rest position [m]."""
     coupler_observations: bool = False
@@ -200,19 +221,23 @@ class FrankaLiftSoftEnvCfg(FrankaLiftEnvCfg):
 
 def _coarse_block_scene() -> FrankaLiftSoftSceneCfg:
     scene = FrankaLiftSoftSceneCfg(num_envs=32, vbd_iterations=5)
+    scene.robot.init_state = ArticulationInitialStateCfg(joint_pos=dict(HOVER_POSE))
     scene.block.cells = (2, 2, 2)
     scene.block.cell_size = (0.02, 0.02, 0.02)
-    scene.block.init_state = InitialStateCfg(pos=(BLOCK_X - 0.02, -0.02, 0.0))
+    scene.block.init_state = InitialStateCfg(pos=(BLOCK_X - 0.02, -0.02, BLOCK_LIFT))
     return scene
 
 
 @configclass
 class FrankaLiftSoftCoarseEnvCfg(FrankaLiftEnvCfg):
     """The reduced soft-block task that trains on a CPU: the same 4 cm cube as 2 x 2 x 2 tetrahedral
-    cells (27 particles instead of 125), 5 VBD iterations and 4 solver substeps per 60 Hz frame."""
+    cells (27 particles instead of 125), 5 VBD iterations and 4 solver substeps per 60 Hz frame; the hand starts
+    10 cm over the block (:data:`HOVER_POSE`)."""
 
     sim: SimulationCfg = SimulationCfg(dt=FRAME_DT, device="cpu", physics=NewtonCfg(num_substeps=4))
     scene: FrankaLiftSoftSceneCfg = _coarse_block_scene()
+    workspace_high: tuple[float, float, float] = (0.65, 0.15, 0.26)
+    """Upper corner of the work box, env frame [m]: 4 cm over the highest target."""
 
 
 @configclass
@@ -335,7 +360,7 @@ class FrankaLiftEnv(CoupledDirectEnv):
             self.tcp_command - self.grasp,
             (m["opening"] / OPEN).unsqueeze(-1),
             m["object"] - m["tcp"],
-            torch.stack([m["rise"], self.target_height], dim=-1),
+            torch.stack([m["rise"], self.target_height - m["rise"]], dim=-1),
             self.prev_action,
         ]
         if self.cfg.coupler_observations:
@@ -364,6 +389,7 @@ class FrankaLiftEnv(CoupledDirectEnv):
             + cfg.goal_weight * goal
             + cfg.goal_coarse_weight * goal_coarse
             - cfg.action_rate_penalty * self.action_rate
+            - cfg.action_limit_penalty * (self.action_excess**2).sum(dim=-1)
         )
         if cfg.penetration_penalty > 0.0:
             reward = reward - cfg.penetration_penalty * m["penetration"]
@@ -470,7 +496,7 @@ class FrankaLiftSoftCoarsePPORunnerCfg(RslRlOnPolicyRunnerCfg):
     experiment_name: str = "franka_lift_soft_coarse"
     num_envs: int = 32
     num_steps_per_env: int = 24
-    max_iterations: int = 800
+    max_iterations: int = 500
     save_interval: int = 100
 
 

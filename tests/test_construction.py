@@ -73,7 +73,10 @@ def admm_runs(device):
         "offset_2m": BoxOnClothSceneCfg(num_envs=1, env_origin_offset=(2.0, 0.0, 0.0)),
         "three_worlds": BoxOnClothSceneCfg(num_envs=3, env_spacing=2.0),
     }
-    return {name: (scene, *simulate(scene, BoxOnClothSceneCfg(coupling="admm").coupler_cfg(), device)[:2]) for name, scene in cases.items()}
+    return {
+        name: (scene, *simulate(scene, BoxOnClothSceneCfg(coupling="admm").coupler_cfg(), device)[:2])
+        for name, scene in cases.items()
+    }
 
 
 def test_admm_box_comes_to_rest_on_cloth(admm_runs):

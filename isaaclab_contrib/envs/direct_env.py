@@ -201,6 +201,9 @@ class CoupledDirectEnv(gym.Env):
             self.max_episode_length = max(1, round(cfg.episode_length_s / (cfg.sim.dt * cfg.decimation)))
             self.actions_wp = wp.zeros((self.num_envs, self.num_actions), dtype=float, device=self.device)
             self.actions = wp.to_torch(self.actions_wp)  # zero-copy: writing it feeds the captured loop
+            self.action_excess = torch.zeros(self.num_envs, self.num_actions, device=self.torch_device)
+            """How far each of the last actions lay outside [-1, 1] before clipping, ``[num_envs, num_actions]``
+            (0 inside): the clip hides a policy's mean drifting past the range, a task can penalize it."""
             self.episode_length = torch.zeros(self.num_envs, dtype=torch.long, device=self.torch_device)
             self.episode_return = torch.zeros(self.num_envs, dtype=torch.float32, device=self.torch_device)
             self._setup_buffers()
@@ -275,6 +278,7 @@ class CoupledDirectEnv(gym.Env):
             bad = torch.nonzero(~finite).squeeze(-1).tolist()
             raise ValueError(f"{type(self).__name__}.step: actions of envs {bad} are not finite (NaN or inf)")
         self.actions.copy_(actions.clamp(-1.0, 1.0))
+        self.action_excess.copy_((actions.abs() - 1.0).clamp(min=0.0))
         self._pre_physics_step(self.actions)
         self.sim.step()
         self.episode_length += 1
@@ -373,6 +377,7 @@ class CoupledDirectEnv(gym.Env):
         ids = env_ids.detach().cpu().numpy()
         self.manager.write_initial_state(env_ids=ids)
         self.actions[env_ids] = 0.0
+        self.action_excess[env_ids] = 0.0
         self.episode_length[env_ids] = 0
         self.episode_return[env_ids] = 0.0
         self._reset_idx(env_ids)

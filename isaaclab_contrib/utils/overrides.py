@@ -39,7 +39,7 @@ from types import NoneType, UnionType
 from typing import Any, Literal
 
 from .configclass import MISSING, is_configclass
-from .validation import FieldRule, _resolve_hints, field_rules
+from .validation import FieldRule, field_rules, field_type_hints
 
 __all__ = ["Override", "OverrideError", "apply_overrides", "overrides_record", "parse_override"]
 
@@ -174,7 +174,7 @@ def _apply(root: Any, override: Override) -> None:
     if is_configclass(container) and not isinstance(container, dict):
         cls = type(container)
         rule = field_rules(cls).get(key)
-        hint = _resolve_hints(cls).get(key)
+        hint = field_type_hints(cls).get(key)
         if rule is not None:
             value = _parse_rule(rule, override.text, path)
             try:

@@ -62,6 +62,7 @@ __all__ = [
     "check_fields",
     "declared_ranges",
     "field_rules",
+    "field_type_hints",
     "nested",
     "parse_range",
 ]
@@ -363,7 +364,9 @@ def declared_ranges(cls: type) -> dict[str, str]:
     return merged
 
 
-def _resolve_hints(cls: type) -> dict[str, Any]:
+def field_type_hints(cls: type) -> dict[str, Any]:
+    """The evaluated type annotations of *cls* and its bases, by field name; an annotation that cannot be
+    evaluated (a name not importable at run time) is left out instead of failing the whole class."""
     try:
         return typing.get_type_hints(cls)
     except Exception:  # an annotation that cannot be evaluated: resolve the others one by one
@@ -393,7 +396,7 @@ def field_rules(cls: type) -> Mapping[str, FieldRule]:
     unknown = sorted(set(ranges) - set(fields))
     if unknown:
         raise TypeError(f"{cls.__name__}._ranges names unknown field(s) {unknown}")
-    hints = _resolve_hints(cls)
+    hints = field_type_hints(cls)
     rules: dict[str, FieldRule] = {}
     for name in fields:
         hint = hints.get(name)
