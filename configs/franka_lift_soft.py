@@ -31,7 +31,7 @@ from isaaclab_contrib.utils.configclass import configclass
 
 from ._franka import FrankaPickSceneCfg, panda_cfg, pick_spec_kwargs
 
-__all__ = ["BLOCK_X", "FrankaLiftSoftSceneCfg"]
+__all__ = ["BLOCK_LIFT", "BLOCK_X", "FrankaLiftSoftSceneCfg"]
 
 BLOCK_X = 0.5
 """Distance of the block's center from the robot base along x [m]."""
