@@ -59,7 +59,7 @@ import warp as wp
 from isaaclab_contrib.envs import CoupledDirectEnv, CoupledDirectEnvCfg, register_task
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg
 from isaaclab_contrib.rl import RslRlOnPolicyRunnerCfg
-from isaaclab_contrib.scenes import ArticulationInitialStateCfg, InitialStateCfg
+from isaaclab_contrib.scenes import InitialStateCfg
 from isaaclab_contrib.utils.configclass import MISSING, configclass
 
 from ._franka import FINGER_JOINTS, FRAME_DT, SUBSTEPS, TCP_BODY, FrankaPickSceneCfg, TcpIkTable
@@ -221,7 +221,7 @@ class FrankaLiftSoftEnvCfg(FrankaLiftEnvCfg):
 
 def _coarse_block_scene() -> FrankaLiftSoftSceneCfg:
     scene = FrankaLiftSoftSceneCfg(num_envs=32, vbd_iterations=5)
-    scene.robot.init_state = ArticulationInitialStateCfg(joint_pos=dict(HOVER_POSE))
+    scene.robot.init_state.joint_pos = dict(HOVER_POSE)
     scene.block.cells = (2, 2, 2)
     scene.block.cell_size = (0.02, 0.02, 0.02)
     scene.block.init_state = InitialStateCfg(pos=(BLOCK_X - 0.02, -0.02, BLOCK_LIFT))

@@ -65,7 +65,7 @@ from isaaclab_contrib.scenes import (
     UsdFileCfg,
 )
 from isaaclab_contrib.utils.configclass import configclass, is_configclass
-from isaaclab_contrib.utils.validation import FieldRule, declared_ranges, field_rules, parse_range
+from isaaclab_contrib.utils.validation import FieldRule, declared_ranges, field_rules, field_type_hints, parse_range
 from isaaclab_coupling_configs.arm_press_cloth_task import ArmPressClothEnvCfg, ArmPressClothSceneCfg
 from isaaclab_coupling_configs.box_on_cloth import BoxOnClothSceneCfg
 from isaaclab_coupling_configs.cloth_depth_task import ClothDepthTaskCfg
@@ -571,3 +571,13 @@ def test_validation_never_mutates_nested_configs():
     assert _snapshot(cfg) == before
     assert isinstance(cfg.physics.solver_cfg.model_cfg.gravity, list)  # not converted to a tuple
     assert re.search(r"bodies': \['\.\*/Box'\]", before)  # regex selectors are left as written
+
+
+def test_field_type_hints_resolve_a_class_and_refuse_anything_else():
+    from isaaclab_coupling_configs.franka_lift_task import FrankaLiftSoftCoarseEnvCfg
+
+    hints = field_type_hints(FrankaLiftSoftCoarseEnvCfg)
+    assert hints["action_limit_penalty"] is float and hints["workspace_high"] == tuple[float, float, float]
+    for bad in (5, None, "FrankaLiftEnvCfg", FrankaLiftSoftCoarseEnvCfg()):
+        with pytest.raises(TypeError, match="field_type_hints: expected a class"):
+            field_type_hints(bad)

@@ -366,7 +366,10 @@ def declared_ranges(cls: type) -> dict[str, str]:
 
 def field_type_hints(cls: type) -> dict[str, Any]:
     """The evaluated type annotations of *cls* and its bases, by field name; an annotation that cannot be
-    evaluated (a name not importable at run time) is left out instead of failing the whole class."""
+    evaluated (a name not importable at run time) is left out instead of failing the whole class. Raises
+    ``TypeError`` when *cls* is not a class."""
+    if not isinstance(cls, type):
+        raise TypeError(f"field_type_hints: expected a class, got {type(cls).__name__} {cls!r}")
     try:
         return typing.get_type_hints(cls)
     except Exception:  # an annotation that cannot be evaluated: resolve the others one by one
