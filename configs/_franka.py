@@ -29,6 +29,7 @@ from isaaclab_contrib.scenes import (
     ENV_PATH,
     ArticulationCfg,
     ArticulationInitialStateCfg,
+    CameraCfg,
     GroundPlaneCfg,
     SceneBaseCfg,
     UrdfFileCfg,
@@ -501,4 +502,6 @@ def pick_spec_kwargs() -> dict[str, Any]:
         "physics_dt": FRAME_DT,
         "controller": pick_controller,
         "frames": 330,
+        # From the front right, the table edge and the whole arm in view, the object at the center.
+        "viewpoint": CameraCfg(eye=(1.25, -0.95, 0.75), target=(0.35, 0.0, 0.2)),
     }

@@ -25,6 +25,7 @@ from isaaclab_contrib.scenes import (
     ENV_PATH,
     ArticulationCfg,
     ArticulationInitialStateCfg,
+    CameraCfg,
     InitialStateCfg,
     MjcfFileCfg,
     PinnedClothCfg,
@@ -134,5 +135,6 @@ register_scene(
         AntOnHammockSceneCfg,
         "legged robot (ant, Steel, PD-actuated legs trotting in place) on a pinned cloth hammock (VBD), ADMM contacts",
         controller=trot_in_place,
+        viewpoint=CameraCfg(eye=(-1.9, -1.9, 1.6), target=(0.0, 0.0, 0.4)),
     ),
 )

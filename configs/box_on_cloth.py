@@ -16,6 +16,7 @@ from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerProxyCfg, CouplerPr
 from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
 from isaaclab_contrib.scenes import (
     ENV_PATH,
+    CameraCfg,
     CuboidCfg,
     InitialStateCfg,
     PinnedClothCfg,
@@ -95,8 +96,17 @@ class BoxOnClothAdmmSceneCfg(BoxOnClothSceneCfg):
 
 register_scene(
     "box_on_cloth",
-    SceneSpec(BoxOnClothSceneCfg, "rigid box (Steel) pressing into a pinned cloth (VBD), virtual-proxy coupling"),
+    SceneSpec(
+        BoxOnClothSceneCfg,
+        "rigid box (Steel) pressing into a pinned cloth (VBD), virtual-proxy coupling",
+        viewpoint=CameraCfg(eye=(-0.6, -0.6, 0.5), target=(0.0, 0.0, 0.08)),
+    ),
 )
 register_scene(
-    "box_on_cloth_admm", SceneSpec(BoxOnClothAdmmSceneCfg, "rigid box (Steel) on a pinned cloth (VBD), ADMM contacts")
+    "box_on_cloth_admm",
+    SceneSpec(
+        BoxOnClothAdmmSceneCfg,
+        "rigid box (Steel) on a pinned cloth (VBD), ADMM contacts",
+        viewpoint=CameraCfg(eye=(-0.6, -0.6, 0.5), target=(0.0, 0.0, 0.08)),
+    ),
 )

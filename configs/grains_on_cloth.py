@@ -15,6 +15,7 @@ from __future__ import annotations
 from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
 from isaaclab_contrib.physics import NewtonModelCfg, VBDSolverCfg, XPBDSolverCfg
 from isaaclab_contrib.scenes import (
+    CameraCfg,
     InitialStateCfg,
     ParticleGridCfg,
     PinnedClothCfg,
@@ -85,6 +86,9 @@ class GrainsOnClothSceneCfg(SceneBaseCfg):
 register_scene(
     "grains_on_cloth",
     SceneSpec(
-        GrainsOnClothSceneCfg, "particle bed (XPBD) on a pinned cloth (VBD), proxy-particle coupling", num_substeps=2
+        GrainsOnClothSceneCfg,
+        "particle bed (XPBD) on a pinned cloth (VBD), proxy-particle coupling",
+        num_substeps=2,
+        viewpoint=CameraCfg(eye=(-0.75, -0.75, 0.95), target=(0.0, 0.0, 0.35)),
     ),
 )

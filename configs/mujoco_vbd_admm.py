@@ -41,6 +41,7 @@ from isaaclab_contrib.scenes import (
     ENV_PATH,
     ArticulationCfg,
     ArticulationInitialStateCfg,
+    CameraCfg,
     CuboidCfg,
     GroundPlaneCfg,
     InitialStateCfg,
@@ -241,5 +242,6 @@ register_scene(
         "ball (MuJoCo-Warp) attached under a pinned cloth (VBD) and a pendulum carrying a VBD payload, ADMM joints",
         decimation=8,
         physics_dt=PHYSICS_DT,
+        viewpoint=CameraCfg(eye=(-1.6, -3.4, 3.3), target=(0.8, 0.05, 1.6)),
     ),
 )

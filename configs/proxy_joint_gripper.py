@@ -37,6 +37,7 @@ from isaaclab_contrib.scenes import (
     ENV_PATH,
     ArticulationCfg,
     ArticulationInitialStateCfg,
+    CameraCfg,
     InitialStateCfg,
     SceneBaseCfg,
     SceneSpec,
@@ -333,6 +334,7 @@ register_scene(
         GripperSceneCfg,
         "two-finger gripper (MuJoCo-Warp) squeezing a soft block (VBD), proxy bodies and proxy joints, no gravity",
         **_TIMING,
+        viewpoint=CameraCfg(eye=(-0.32, -0.32, 0.3), target=(-0.01, 0.0, 0.11)),
     ),
 )
 register_scene(
@@ -341,5 +343,6 @@ register_scene(
         HarshGripperSceneCfg,
         "the gripper's harsh scenario: a larger, heavier, stiffer block gripped harder and faster",
         **_TIMING,
+        viewpoint=CameraCfg(eye=(-0.32, -0.32, 0.3), target=(-0.01, 0.0, 0.11)),
     ),
 )

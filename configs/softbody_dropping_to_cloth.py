@@ -25,6 +25,7 @@ from __future__ import annotations
 from isaaclab_contrib.coupling import CouplerProxyCfg, CouplerProxyMappingCfg
 from isaaclab_contrib.physics import NewtonModelCfg, VBDSolverCfg
 from isaaclab_contrib.scenes import (
+    CameraCfg,
     GroundPlaneCfg,
     InitialStateCfg,
     PinnedClothCfg,
@@ -115,5 +116,6 @@ register_scene(
         "Neo-Hookean soft block (VBD) dropped on a pinned cloth (VBD), proxy particles, each entry hides the other's elements",
         decimation=10,
         physics_dt=PHYSICS_DT,
+        viewpoint=CameraCfg(eye=(-3.2, -3.2, 3.6), target=(0.0, 0.0, 1.2)),
     ),
 )

@@ -14,6 +14,7 @@ from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerP
 from isaaclab_contrib.physics import MPMSolverCfg, NewtonModelCfg, SteelSolverCfg
 from isaaclab_contrib.scenes import (
     ENV_PATH,
+    CameraCfg,
     CuboidCfg,
     GranularBedCfg,
     GroundPlaneCfg,
@@ -85,5 +86,6 @@ register_scene(
     SceneSpec(
         ToolInSandSceneCfg,
         "rigid tool (Steel) dropped into granular material (implicit MPM, in place), virtual-proxy coupling",
+        viewpoint=CameraCfg(eye=(-0.45, -0.45, 0.42), target=(0.0, 0.0, 0.07)),
     ),
 )

@@ -33,6 +33,7 @@ from isaaclab_contrib.physics import MJWarpSolverCfg, NewtonModelCfg, VBDSolverC
 from isaaclab_contrib.scenes import (
     ENV_PATH,
     ArticulationCfg,
+    CameraCfg,
     GroundPlaneCfg,
     SceneBaseCfg,
     SceneSpec,
@@ -123,5 +124,6 @@ register_scene(
         physics_dt=1.0 / 60.0,
         controller=controller,
         frames=150,
+        viewpoint=CameraCfg(eye=(-1.0, -1.0, 1.1), target=(0.0, 0.0, 0.35)),
     ),
 )

@@ -26,6 +26,7 @@ from typing import ClassVar
 from isaaclab_contrib.coupling import CouplerProxyCfg, CouplerProxyMappingCfg
 from isaaclab_contrib.physics import MPMDeformableColliderCfg, MPMSolverCfg, NewtonModelCfg, VBDSolverCfg
 from isaaclab_contrib.scenes import (
+    CameraCfg,
     GranularHeapCfg,
     GroundPlaneCfg,
     InitialStateCfg,
@@ -151,6 +152,7 @@ register_scene(
         "collider over proxy particles",
         decimation=4,
         physics_dt=PHYSICS_DT,
-        frames=30,  # 0.5 s: the cube lands on the heap after ~0.27 s (16 frames); ~10 s a frame on the CPU
+        frames=30,  # 0.5 s: the cube lands on the heap after ~0.27 s (16 frames); ~10 s a frame on the CPU,
+        viewpoint=CameraCfg(eye=(-2.8, -2.8, 2.6), target=(0.0, 0.0, 0.45)),
     ),
 )

@@ -23,6 +23,7 @@ from __future__ import annotations
 from isaaclab_contrib.coupling import CouplerProxyCfg, CouplerProxyMappingCfg
 from isaaclab_contrib.physics import NewtonModelCfg, VBDSolverCfg, XPBDSolverCfg
 from isaaclab_contrib.scenes import (
+    CameraCfg,
     GroundPlaneCfg,
     InitialStateCfg,
     ParticleGridCfg,
@@ -111,5 +112,6 @@ register_scene(
         "grain bed (XPBD) on a pinned cloth (VBD) over a ground, proxy particles into a contact-only XPBD view",
         decimation=8,
         physics_dt=PHYSICS_DT,
+        viewpoint=CameraCfg(eye=(-1.15, -1.15, 1.3), target=(0.0, 0.0, 0.45)),
     ),
 )

@@ -96,7 +96,7 @@ def start_manager(worlds: int, decimation: int, graph: bool, host_stage: bool = 
             pass
 
         NewtonCouplerManager.register_post_actuator_callback(host_work, graph_safe=False)
-    expected = "partial" if host_stage else ("graph" if graph else "eager")
+    expected = "partial" if host_stage else ("captured" if graph else "eager")
     mode = NewtonCouplerManager.step_mode()
     if mode != expected:
         raise SystemExit(f"expected step mode {expected!r}, got {mode!r}: {NewtonCouplerManager.eager_reason()}")

@@ -236,8 +236,8 @@ def write_params(folder: Path, env_cfg, agent_cfg, args: argparse.Namespace) -> 
 
 
 def make_env(task: str, env_cfg, render_mode: str | None = None):
-    """``gymnasium.make(task, cfg=env_cfg, render_mode=render_mode)``; ``"rgb_array"`` makes the env's viewer camera
-    render every step (for ``--video``), ``None`` renders nothing."""
+    """``gymnasium.make(task, cfg=env_cfg, render_mode=render_mode)``; ``"rgb_array"`` gives the env a viewer that
+    renders a frame when ``env.render()`` is called (for ``--video``), ``None`` renders nothing."""
     return gym.make(task, cfg=env_cfg, render_mode=render_mode)
 
 

@@ -2,7 +2,8 @@
 
 Writes into ``--output``: ``<scene>.usda`` (time-sampled body transforms and particle points;
 open it with ``usdview``), ``<scene>.png`` (body heights and lowest particle per env over time) and
-``<scene>.mp4`` (env 0 through a ray-traced camera framed on it; ``--no-video`` to skip).
+``<scene>.mp4`` (env 0 through a ray-traced camera from the scene's declared viewpoint, 640 x 480, rendered
+after each env step outside the captured physics; ``--no-video`` to skip).
 
 Usage::
 
@@ -24,7 +25,7 @@ from tqdm import tqdm
 
 import isaaclab_coupling_configs  # noqa: F401  (registers the ready scenes)
 from isaaclab_contrib.physics.usd.stage_io import author_body_prims, set_time_range
-from isaaclab_contrib.scenes import CameraCfg, get_scene, launch, scene_names
+from isaaclab_contrib.scenes import CameraCfg, copy_config, get_scene, launch, make_viewport, scene_names
 from isaaclab_contrib.utils.cli import positive_float, positive_int
 from isaaclab_contrib.utils.video import VideoWriter
 
@@ -54,7 +55,7 @@ def print_summary(name: str, spec, coupler, manager, num_envs: int, device: str)
     if plan.contact_pairs:
         print(f"ADMM contact pairs: {plan.contact_pairs}")
     mode = manager.step_mode()
-    if mode == "graph":
+    if mode == "captured":
         print("Stepping: captured -- the decimation loop is one graph replayed every env step")
     elif mode == "partial":
         print(f"Stepping: partly captured -- graphs replayed, some stages eager: {manager.eager_reason()}")
@@ -130,9 +131,11 @@ def plot(path: Path, times, heights, lowest, title: str, joints: dict | None = N
     plt.close(fig)
 
 
-def write_summary(path: Path, args, spec, manager, step_time: float, results: dict, passed: bool) -> dict:
+def write_summary(
+    path: Path, args, spec, manager, step_time: float, render_time: float | None, results: dict, passed: bool
+) -> dict:
     """Write the run's JSON summary beside the USD and PNG: stepping mode (and the eager stage, if any), speed,
-    the scene's checks (value, bound, pass) and whether all passed; returns it."""
+    the video's size and render cost, the scene's checks (value, bound, pass) and whether all passed; returns it."""
     summary = {
         "scene": args.scene,
         "description": spec.description,
@@ -146,6 +149,9 @@ def write_summary(path: Path, args, spec, manager, step_time: float, results: di
         "step_mode": manager.step_mode(),
         "eager_reason": manager.eager_reason(),
         "env_steps_per_s": args.frames / step_time,
+        "video": None
+        if render_time is None
+        else {"width": args.video_width, "height": args.video_height, "render_s_per_frame": render_time / args.frames},
         "checks": {name: r.to_dict() for name, r in results.items()},
         "passed": passed,
     }
@@ -170,10 +176,11 @@ def main(argv: list[str] | None = None) -> dict:
         "--video",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="write <scene>.mp4: env 0 through a ray-traced camera framed on it, one frame per env step (default on)",
+        help="write <scene>.mp4: env 0 from the scene's viewpoint, one frame per env step, rendered after the step "
+        "outside the captured physics (default on)",
     )
-    parser.add_argument("--video_width", type=positive_int, default=240, help="video width [pixels]")
-    parser.add_argument("--video_height", type=positive_int, default=180, help="video height [pixels]")
+    parser.add_argument("--video_width", type=positive_int, default=640, help="video width [pixels]")
+    parser.add_argument("--video_height", type=positive_int, default=480, help="video height [pixels]")
     args = parser.parse_args(argv)
 
     wp.config.quiet = True
@@ -183,16 +190,17 @@ def main(argv: list[str] | None = None) -> dict:
     sim_cfg = spec.simulation_cfg(device=args.device, dt=args.dt, use_cuda_graph=not args.eager)
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
+    viewpoint = copy_config(spec.viewpoint) if spec.viewpoint is not None else CameraCfg()
+    viewpoint.width, viewpoint.height = args.video_width, args.video_height
+    viewpoint.validate()  # refuses a size outside [1, 4096] before anything is built
     start = time.perf_counter()
-    cameras = [CameraCfg(width=args.video_width, height=args.video_height)] if args.video else []
-    sim = launch(scene_cfg, sim_cfg, cameras=cameras)
+    sim = launch(scene_cfg, sim_cfg)
     manager = sim.physics_manager
-    video = (
-        VideoWriter(out / f"{args.scene}.mp4", fps=1.0 / (spec.decimation * sim.get_physics_dt()))
-        if args.video
-        else None
-    )
+    video = viewport = None
     try:
+        if args.video:
+            viewport = make_viewport(manager, viewpoint, scene_cfg)
+            video = VideoWriter(out / f"{args.scene}.mp4", fps=1.0 / (spec.decimation * sim.get_physics_dt()))
         args.dt = sim.get_physics_dt()
         coupler = sim.cfg.physics.solver_cfg
         print(
@@ -234,7 +242,7 @@ def main(argv: list[str] | None = None) -> dict:
         checks = scene_cfg.checks()  # the scene's success checks, recorded after every env step
         for check in checks:
             check.start(manager)
-        step_time = 0.0
+        step_time, render_time = 0.0, 0.0
         for frame in tqdm(range(1, args.frames + 1), desc="env steps", unit="step"):
             t0 = time.perf_counter()
             if controller:
@@ -245,8 +253,10 @@ def main(argv: list[str] | None = None) -> dict:
             record(frame)
             for check in checks:
                 check.record(manager, frame * frame_time)
-            if video is not None:
-                video.write(manager.get_camera_sensor(0).rgb[0])
+            if video is not None:  # after the step, outside the captured program: a video is not an observation
+                t0 = time.perf_counter()
+                video.write(viewport.render(manager.get_state_0()))
+                render_time += time.perf_counter() - t0
         stage.GetRootLayer().Save()
         video_path = video.close() if video is not None else None
         heights_arr, lowest_arr = np.array(heights), np.array(lowest).reshape(len(times), -1)
@@ -273,6 +283,11 @@ def main(argv: list[str] | None = None) -> dict:
             f"\nSimulated {manager.get_simulation_time():.2f} s: {args.frames / step_time:.1f} env steps/s "
             f"({args.frames * args.num_envs / step_time:.1f} across envs), stepping only"
         )
+        if video is not None:
+            print(
+                f"Video: {args.video_width} x {args.video_height}, {render_time / args.frames * 1e3:.1f} ms a frame "
+                f"(rendered after each step; {render_time / step_time:.2f} x the stepping time)"
+            )
         for env in range(args.num_envs):
             body = f"mean body height {heights_arr[-1, env].mean():.3f} m" if heights_arr.shape[2] else "no bodies"
             part = f", lowest particle {lowest_arr[-1, env]:.3f} m" if lowest_arr.shape[1] else ""
@@ -282,7 +297,9 @@ def main(argv: list[str] | None = None) -> dict:
         for r in results.values():
             print(f"check {r.name}: {r.value:.4g} {r.unit} (expected {r.expected}) {'PASS' if r.passed else 'FAIL'}")
         passed = finite and all(r.passed for r in results.values())
-        summary = write_summary(out / f"{args.scene}.json", args, spec, manager, step_time, results, passed)
+        summary = write_summary(
+            out / f"{args.scene}.json", args, spec, manager, step_time, render_time if video else None, results, passed
+        )
         written = [out / f"{args.scene}.usda", out / f"{args.scene}.png", *([video_path] if video_path else [])]
         written.append(out / f"{args.scene}.json")
         print("Wrote " + ", ".join(str(path) for path in written))
@@ -296,6 +313,7 @@ def main(argv: list[str] | None = None) -> dict:
             "captured": manager.is_graph_captured(),
             "step_mode": manager.step_mode(),
             "env_steps_per_s": args.frames / step_time,
+            "render_s": render_time if video is not None else None,
             "joints": joints,
             "checks": results,
             "passed": passed,

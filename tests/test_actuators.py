@@ -106,7 +106,7 @@ def test_pd_hinge_follows_the_analytic_step_response_within_one_percent(device, 
         arm_solver=arm_solver,
         kind=kind,
     )
-    assert M.step_mode() == "graph", M.eager_reason()
+    assert M.step_mode() == "captured", M.eager_reason()
     model = M.get_model()
     inertia = float(model.body_inertia.numpy()[0][2][2] + model.joint_armature.numpy()[0])
     joint_q, target = M.joint_view("joint_q"), M.joint_view("joint_target_q")
@@ -210,7 +210,7 @@ def test_captured_partial_and_eager_actuated_stepping_are_bitwise_identical(devi
     mode_graph, _, graph = _run_actuated(device, graph=True, host_drive=False)
     mode_partial, reason, partial = _run_actuated(device, graph=True, host_drive=True)
     mode_eager, _, eager = _run_actuated(device, graph=False, host_drive=False)
-    assert (mode_graph, mode_partial, mode_eager) == ("graph", "partial", "eager")
+    assert (mode_graph, mode_partial, mode_eager) == ("captured", "partial", "eager")
     assert "stage 'actuators' runs eagerly" in reason and "_HostDrivePD" in reason
     for name in graph:
         np.testing.assert_array_equal(partial[name], graph[name], err_msg=name)
@@ -249,7 +249,7 @@ def test_activate_newton_actuator_path_is_idempotent(device):
     assert adapter is not None and adapter.count == 1 and "actuators [physics_step]" in M.describe_step_program()[0]
     M.activate_newton_actuator_path()
     M.activate_newton_actuator_path()
-    assert M.get_actuator_adapter() is adapter and M.step_mode() == "graph"
+    assert M.get_actuator_adapter() is adapter and M.step_mode() == "captured"
 
 
 def test_masked_reset_clears_the_delay_buffer_of_that_env_only(device):

@@ -124,14 +124,14 @@ def test_the_manager_runs_post_build_on_every_build_and_captures_after_it(device
     start(cfg, graph=True, substeps=1, decimation=2, scene=small_scene(1), device=device)
     first = NewtonCouplerManager.get_solver()
     assert built == [first.solver("cloth")]
-    assert NewtonCouplerManager.step_mode() == "graph"
+    assert NewtonCouplerManager.step_mode() == "captured"
     NewtonCouplerManager.step()
     NewtonCouplerManager.reset(soft=True)  # keeps the solver: no new build
     assert len(built) == 1
     NewtonCouplerManager.reset(soft=False)  # rebuilds the solver part: the hook runs on the new solver
     second = NewtonCouplerManager.get_solver()
     assert second is not first and built == [first.solver("cloth"), second.solver("cloth")]
-    assert NewtonCouplerManager.step_mode() == "graph"
+    assert NewtonCouplerManager.step_mode() == "captured"
     NewtonCouplerManager.step()
     assert np.isfinite(snapshot()["particle_q"]).all()
 

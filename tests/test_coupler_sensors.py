@@ -193,7 +193,7 @@ def box_runs(device):
 @pytest.mark.parametrize("coupling", ["admm", "proxy"])
 def test_a_box_resting_on_the_cloth_reads_its_weight_per_env(box_runs, coupling):
     run = box_runs[coupling]
-    assert run["mode"] == "graph"
+    assert run["mode"] == "captured"
     weight = run["mass"] * G  # one box per env, env 0 then env 1
     np.testing.assert_allclose(run["mass"], MASSES, rtol=1e-6)
     assert run["body_ids"].tolist() == [[0], [1]]  # bodies=None: the box of each env, which touches the cloth
@@ -334,7 +334,7 @@ def test_captured_equals_eager_bitwise_with_the_sensors_on(make, device):
         depth = M.add_penetration_sensor("cloth", "box")
         M.request_coupling_diagnostics()
         sim.reset()
-        assert M.step_mode() == ("graph" if graph else "eager")
+        assert M.step_mode() == ("captured" if graph else "eager")
         for _ in range(8):
             M.step()
         state = M.get_state_0()
@@ -433,13 +433,13 @@ def test_sensors_added_after_reset_are_captured_and_a_failed_one_leaves_nothing(
     M.step()
     force = M.add_interface_force_sensor("box", "cloth")  # re-created and re-captured
     diagnostics = M.get_coupling_diagnostics()  # requested now: re-captured again
-    assert M.step_mode() == "graph"
+    assert M.step_mode() == "captured"
     with pytest.raises(ValueError, match="matches no body label"):
         M.add_interface_force_sensor("box", "cloth", bodies=".*/Nothing")
     with pytest.raises(KeyError):
         M.get_interface_force_sensor(1)  # not registered
     assert M.get_solver()._coupling_probe is None  # nothing stays attached to the solver
-    assert M.step_mode() == "graph"
+    assert M.step_mode() == "captured"
     for _ in range(20):
         M.step()
     assert M.get_interface_force_sensor(force).wrench[:, 0, 2].min() > 0.0  # the new sensor reads, captured

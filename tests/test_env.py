@@ -174,7 +174,7 @@ def test_any_registered_scene_becomes_a_task(device):
     cfg.sim.device = device
     env = BoxHeightEnv(cfg)
     try:
-        assert env.manager.get_decimation() == cfg.decimation and env.manager.step_mode() == "graph"
+        assert env.manager.get_decimation() == cfg.decimation and env.manager.step_mode() == "captured"
         obs, _ = env.reset()
         start = obs.clone()
         for _ in range(6):

@@ -101,7 +101,7 @@ def test_a_failing_physics_ready_callback_leaves_the_simulation_unstarted(device
         NewtonManager.step()
     NewtonManager.deregister_callback(handle)
     sim.reset()  # the same context starts cleanly once the callback is gone
-    assert NewtonManager.step_mode() == "graph"
+    assert NewtonManager.step_mode() == "captured"
     sim.clear_instance()
 
 
@@ -247,7 +247,7 @@ def _box_on_cloth_proxy(device: str, *, decimation: int, collide_interval: int, 
 
 def test_a_proxy_collision_cadence_a_captured_step_cannot_replay_runs_eagerly(device):
     sim = _box_on_cloth_proxy(device, decimation=2, collide_interval=3)
-    assert NewtonCouplerManager.step_mode() != "graph"
+    assert NewtonCouplerManager.step_mode() != "captured"
     assert "collide_interval=3 does not divide the 2 coupled steps" in NewtonCouplerManager.eager_reason()
     for _ in range(30):
         NewtonCouplerManager.step()

@@ -20,7 +20,7 @@ def test_launch_starts_the_scene_with_its_coupler_and_the_configured_decimation(
     sim = launch(scene, sim_cfg(device, decimation=3))
     try:
         assert SimulationContext.instance() is sim and sim.physics_manager is M
-        assert M.get_decimation() == 3 and M.step_mode() == "graph"
+        assert M.get_decimation() == 3 and M.step_mode() == "captured"
         assert M.get_model().body_label == ["/World/envs/env_0/Box/body", "/World/envs/env_1/Box/body"]
         assert sim.cfg.physics.solver_cfg.entry_names() == ["box", "cloth"]  # the scene's coupler_cfg()
         z0 = M.get_state_0().body_q.numpy()[:, 2].copy()

@@ -38,7 +38,7 @@ def test_flow_of_the_issue(device):
     sim.reset()
     NewtonCouplerManager.set_decimation(4)
     assert NewtonCouplerManager.is_graph_captured() and NewtonCouplerManager.handles_decimation()
-    assert NewtonCouplerManager.step_mode() == "graph" and NewtonCouplerManager.eager_reason() is None
+    assert NewtonCouplerManager.step_mode() == "captured" and NewtonCouplerManager.eager_reason() is None
     z0 = NewtonCouplerManager.get_state_0().body_q.numpy()[:, 2].copy()
     NewtonCouplerManager.step()
     state = NewtonCouplerManager.get_state_0()
@@ -181,7 +181,7 @@ def test_a_stage_that_is_not_graph_safe_runs_eagerly_and_the_physics_stays_ident
     mode_graph, captured = _run_with_host_stage(device, graph=True, host=False)
     mode_partial, partial = _run_with_host_stage(device, graph=True, host=True)
     mode_eager, eager = _run_with_host_stage(device, graph=False, host=True)
-    assert (mode_graph, mode_partial, mode_eager) == ("graph", "partial", "eager")
+    assert (mode_graph, mode_partial, mode_eager) == ("captured", "partial", "eager")
     for name in captured:
         np.testing.assert_array_equal(partial[name], captured[name], err_msg=name)
         np.testing.assert_array_equal(eager[name], captured[name], err_msg=name)

@@ -142,7 +142,7 @@ class PlainLoop:
         return host_state(self.state_0)
 
 
-def manager_run(scene: str, scene_cfg, coupler_cfg, *, frames: int, mode: str = "graph") -> dict[str, np.ndarray]:
+def manager_run(scene: str, scene_cfg, coupler_cfg, *, frames: int, mode: str = "captured") -> dict[str, np.ndarray]:
     """The registered ready scene *scene* with *coupler_cfg* through ``NewtonCouplerManager`` (captured, or in
     the step *mode* the manager must choose): its physics step, decimation, substeps and controller; one env
     step is one example frame."""

@@ -74,7 +74,7 @@ def test_legacy_state_attributes_are_allocated_on_the_states_and_filled_by_mujoc
         assert source.mujoco.qfrc_actuator.shape == (model.joint_dof_count,)
     # The mapped kinds joined the union (one container, read through get_observables()).
     assert M.get_observables().kinds == {"body_parent_f", "body_qdd", "qfrc_actuator"}
-    assert M.step_mode() == "graph"
+    assert M.step_mode() == "captured"
     M.set_decimation(4)
     for _ in range(3):
         M.step()
@@ -125,7 +125,7 @@ def test_a_legacy_request_after_reset_is_refused_and_changes_nothing(device):
     assert M.get_state_0().body_parent_f is None and M.get_model().state().body_parent_f is None
     assert not NewtonManager._session.legacy_state_attributes and not NewtonManager._session.legacy_kinds
     M.step()
-    assert M.step_mode() == "graph"
+    assert M.step_mode() == "captured"
 
 
 def test_a_legacy_request_the_solver_cannot_serve_fails_the_reset_naming_the_solver(device):
@@ -181,7 +181,7 @@ def test_request_observables_reads_mujoco_qfrc_bias_and_refuses_what_the_solver_
     # After reset a supported kind is allocated again (one container) and the step re-captured.
     M.request_observables("qfrc_frictionloss")
     assert M.get_observables().kinds == {"qfrc_bias", "qfrc_frictionloss"} and M.observables_allocations() == 2
-    assert M.step_mode() == "graph"
+    assert M.step_mode() == "captured"
     M.step()
     assert np.isfinite(M.get_observables().qfrc_frictionloss.numpy()).all()
 

@@ -100,7 +100,7 @@ def _run(device: str, *, one_way: bool, density: float, cloth_z: float = 0.2, st
     manager = sim.physics_manager
     pusher, cloth = [], []
     try:
-        assert manager.step_mode() == "graph"
+        assert manager.step_mode() == "captured"
         targets = manager.joint_view("joint_target_q")
         for k in range(steps):
             targets[:, 0] = -0.12 * min(1.0, k / 30.0)

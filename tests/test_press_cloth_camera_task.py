@@ -127,7 +127,7 @@ def test_eager_and_captured_rollouts_are_identical(device):
         env = make(device, graph)
         try:
             # Captured: the physics replays from graphs; on the CPU the camera stage runs eagerly ("partial").
-            expected = ("partial", "graph") if graph else ("eager",)
+            expected = ("partial", "captured") if graph else ("eager",)
             assert env.manager.step_mode() in expected, env.manager.eager_reason()
             results.append(rollout(env, actions, row=flat))
         finally:

@@ -33,7 +33,7 @@ def test_summary_json_and_exit_status(tmp_path):
     assert ok.returncode == 0, ok.stderr[-2000:]
     summary = json.loads((tmp_path / "out" / "box_on_cloth.json").read_text())
     assert {"step_mode", "eager_reason", "env_steps_per_s", "checks", "passed"} <= set(summary)
-    assert summary["step_mode"] == "graph" and summary["eager_reason"] is None and summary["env_steps_per_s"] > 0
+    assert summary["step_mode"] == "captured" and summary["eager_reason"] is None and summary["env_steps_per_s"] > 0
     assert set(summary["checks"]) == {"finite", "box_min_z"} and summary["passed"]
     assert summary["checks"]["box_min_z"]["passed"] and summary["checks"]["box_min_z"]["unit"] == "m"
     assert (tmp_path / "out" / "box_on_cloth.usda").is_file() and (tmp_path / "out" / "box_on_cloth.png").is_file()
@@ -87,6 +87,6 @@ def test_robot_scenes_pass_their_checks_captured(scene, num_envs, expected, tmp_
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     summary = json.loads((tmp_path / f"{scene}.json").read_text())
-    assert summary["step_mode"] == "graph" and summary["eager_reason"] is None
+    assert summary["step_mode"] == "captured" and summary["eager_reason"] is None
     for name, bound in expected.items():
         assert summary["checks"][name]["passed"] and summary["checks"][name]["value"] >= bound, summary["checks"]

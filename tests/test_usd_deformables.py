@@ -83,7 +83,7 @@ def test_written_back_stage_reopens_with_the_deformed_points(tmp_path, device):
     path = tmp_path / "out.usda"
     out = Usd.Stage.CreateNew(str(path))
     try:
-        assert manager.step_mode() == "graph"
+        assert manager.step_mode() == "captured"
         scene.write_usd(out, manager.get_state_0().particle_q.numpy(), 0)
         for _ in range(40):
             manager.step()

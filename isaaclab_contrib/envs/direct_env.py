@@ -36,10 +36,9 @@ import torch
 import warp as wp
 
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg
-from isaaclab_contrib.scenes import CameraCfg, SceneBaseCfg, copy_config, launch
+from isaaclab_contrib.scenes import CameraCfg, SceneBaseCfg, copy_config, launch, make_viewport
 from isaaclab_contrib.utils.configclass import MISSING, MissingFieldError, configclass
 from isaaclab_contrib.utils.validation import check_fields, nested
-from isaaclab_contrib.utils.video import tile_frames
 
 __all__ = ["SEED_MAX", "SEED_RANGE", "CoupledDirectEnv", "CoupledDirectEnvCfg", "check_seed"]
 
@@ -93,8 +92,9 @@ class CoupledDirectEnvCfg:
     """Seed of the env's random reset draws (``0 .. 2**64 - 1``, as ``reset(seed=...)`` takes)."""
     viewer: CameraCfg = CameraCfg()
     """The camera ``render()`` reads with ``render_mode="rgb_array"`` (Isaac Lab's ``ViewerCfg``): by default
-    env 0, framed from its bodies and particles; ``env_index=None`` renders every env (a grid). It is only
-    created when the env renders."""
+    env 0, framed from its bodies and particles at the start; ``env_index=None`` renders every env (a grid,
+    ``eye`` / ``target`` in each env's frame). It is a viewport, not a sensor: created only when the env
+    renders, it renders when :meth:`CoupledDirectEnv.render` is called, outside the captured step."""
     cameras: list[CameraCfg] = []
     """Cameras the task itself reads (e.g. image observations); camera ``i`` is
     ``manager.get_camera_sensor(i)``. List per-env cameras (``env_index=None``) first."""
@@ -152,7 +152,8 @@ class CoupledDirectEnv(gym.Env):
             registration (given by ``gymnasium.make``).
         render_mode: ``None`` (no rendering) or ``"rgb_array"``: :meth:`render` returns an RGB ``uint8``
             frame ``(height, width, 3)`` from :attr:`CoupledDirectEnvCfg.viewer` (env 0 by default; a grid
-            of every env with ``viewer.env_index=None``), rendered inside the captured step.
+            of every env with ``viewer.env_index=None``), rendered when asked, after the step and outside the
+            captured program (a video is not an observation; the physics stays one captured graph).
         **kwargs: The ``*_entry_point`` keys of a gymnasium registration (ignored otherwise).
     """
 
@@ -181,18 +182,14 @@ class CoupledDirectEnv(gym.Env):
         self.cfg = cfg
         self.render_mode = render_mode
         self.num_envs = cfg.scene.num_envs
-        cameras = list(cfg.cameras)
-        self._viewer_index = None
-        if render_mode == "rgb_array":
-            per_env = [c for c in cameras if c.env_index is None]
-            single = [c for c in cameras if c.env_index is not None]
-            self._viewer_index = len(per_env) if cfg.viewer.env_index is None else len(cameras)
-            cameras = [*per_env, cfg.viewer, *single] if cfg.viewer.env_index is None else [*cameras, cfg.viewer]
+        if render_mode == "rgb_array" and cfg.viewer.body is not None:
+            raise ValueError(f"{type(cfg).__name__}.viewer.body: the viewer is fixed; a camera on a body is a sensor")
+        self._viewport = None
         # 1 / (dt * decimation), for video writers (gymnasium's convention).
         self.metadata = {**self.metadata, "render_fps": 1.0 / (cfg.sim.dt * cfg.decimation)}
         # One simulation at a time (Isaac Lab): launch() raises while another env or context is open, and
         # clears what it created when building or the reset fails.
-        self.sim = launch(cfg.scene, cfg.simulation_cfg(), cameras=cameras, setup=self._register_sensors)
+        self.sim = launch(cfg.scene, cfg.simulation_cfg(), cameras=list(cfg.cameras), setup=self._register_sensors)
         self.manager = self.sim.physics_manager
         try:
             self.device = self.manager.get_device()
@@ -210,6 +207,8 @@ class CoupledDirectEnv(gym.Env):
             self._define_spaces()
             if type(self)._apply_action_launch is not CoupledDirectEnv._apply_action_launch:
                 self.manager.register_post_actuator_callback(self._apply_action_launch)
+            if render_mode == "rgb_array":  # framed on the state at the start
+                self._viewport = make_viewport(self.manager, cfg.viewer, cfg.scene)
         except BaseException:
             self.sim.clear_instance()
             raise
@@ -218,12 +217,9 @@ class CoupledDirectEnv(gym.Env):
         """The viewer's RGB ``uint8`` frame ``(height, width, 3)`` of the last step (a copy); ``None`` without
         ``render_mode="rgb_array"``. A per-env viewer gives a grid of every env, row by row."""
         self._require_open("render()")
-        if self._viewer_index is None:
+        if self._viewport is None:
             return None
-        rgb = self.manager.get_camera_sensor(self._viewer_index).rgb.detach().cpu().numpy()
-        if rgb.shape[0] == 1:
-            return rgb[0].copy()
-        return tile_frames(rgb)
+        return self._viewport.render(self.manager.get_state_0())
 
     def _define_spaces(self) -> None:
         groups = self._observation_group_shapes()

@@ -1,8 +1,8 @@
 """Video clips of training and play (Isaac Lab's ``--video``, ``--video_length``, ``--video_interval``).
 
 The env must be created with ``render_mode="rgb_array"`` (``gymnasium.make(task, cfg=cfg,
-render_mode="rgb_array")``): its viewer camera then renders inside every step, and ``env.render()`` returns
-the last step's frame. A clip is ``video_length`` consecutive env steps, one frame per step, written with
+render_mode="rgb_array")``): ``env.render()`` then renders the last step's frame from the env's viewer, after
+the step and outside its captured program, and only while a clip records. A clip is ``video_length`` consecutive env steps, one frame per step, written with
 :class:`~isaaclab_contrib.utils.video.VideoWriter` as ``<folder>/rl-video-step-<N>.mp4``, where ``N`` is the
 index of the clip's first env step (counted from 0, one per vectorized step of all envs). The frame rate is
 the env's ``metadata["render_fps"]`` (``1 / (sim.dt * decimation)``: real time).

@@ -33,7 +33,7 @@ from .asset_base import ENV_PATH, ENV_REGEX_NS, AssetBaseCfg, GroundPlaneCfg, In
 from .asset_paths import example_robot_data_path, find_package, resolve_asset_uri, resolve_urdf_text
 from .base_cfg import SceneBaseCfg
 from .cable import CableCfg
-from .camera_cfg import CameraCfg, frame_env
+from .camera_cfg import CameraCfg, frame_env, frame_points, make_viewport
 from .checks import CheckResult, FiniteCheck, LiftCheck, MaxDistanceCheck, MaxHeightCheck, MinHeightCheck, SceneCheck
 from .cloth import ClothMeshCfg, PinnedClothCfg, add_pinned_cloth
 from .granular import GranularBedCfg, GranularHeapCfg, ParticleGridCfg, add_granular_bed
@@ -92,8 +92,10 @@ __all__ = [
     "example_robot_data_path",
     "find_package",
     "frame_env",
+    "frame_points",
     "get_scene",
     "launch",
+    "make_viewport",
     "register_scene",
     "registered_scenes",
     "replicate_envs",

@@ -68,6 +68,16 @@ class SceneBaseCfg:
         """Origins of the envs [m]; ``None`` (the default) spaces them :attr:`env_spacing` apart along x."""
         return None
 
+    def env_origin_positions(self, up_axis: int = 2) -> list[tuple[float, float, float]]:
+        """Where every env's origin lies [m], as :meth:`build` places them: :meth:`env_origins`, or the
+        offsets Newton's ``replicate`` gives for :attr:`env_spacing` along x."""
+        origins = self.env_origins()
+        if origins is None:
+            from newton.utils import compute_world_offsets
+
+            origins = compute_world_offsets(self.num_envs, (self.env_spacing, 0.0, 0.0), up_axis)
+        return [tuple(float(v) for v in origin) for origin in origins]
+
     # ------------------------------------------------------------------ building
     def connect(self, builder: newton.ModelBuilder, spawned: dict[str, SpawnedAsset]) -> None:
         """Add what joins the per-env assets of one env (joints, attachments) to the env prototype *builder*.

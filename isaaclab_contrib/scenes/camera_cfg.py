@@ -17,7 +17,7 @@ import numpy as np
 from isaaclab_contrib.utils.configclass import check_missing, configclass
 from isaaclab_contrib.utils.validation import check_fields
 
-__all__ = ["CameraCfg", "frame_env"]
+__all__ = ["CameraCfg", "frame_env", "frame_points", "make_viewport"]
 
 
 @configclass
@@ -98,13 +98,67 @@ def frame_env(builder: Any, env_index: int, camera: CameraCfg) -> tuple[tuple[fl
         worlds = np.asarray(builder.particle_world)
         positions = np.asarray(builder.particle_q, dtype=np.float64).reshape(-1, 3)
         points.append(positions[(worlds == env_index) | (builder.world_count == 0)])
-    cloud = np.concatenate(points) if points else np.zeros((0, 3))
+    return frame_points(np.concatenate(points) if points else np.zeros((0, 3)), camera, int(builder.up_axis))
+
+
+def frame_points(cloud: np.ndarray, camera: CameraCfg, up_axis: int = 2) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """An eye and target [m] that frame the points *cloud* ``(n, 3)`` [m] (see :func:`frame_env`)."""
+    cloud = np.asarray(cloud, dtype=np.float64).reshape(-1, 3)
+    cloud = cloud[np.all(np.isfinite(cloud), axis=1)]
     if cloud.size == 0:
         cloud = np.zeros((1, 3))
     lo, hi = cloud.min(axis=0), cloud.max(axis=0)
     center = 0.5 * (lo + hi)
     radius = max(0.5 * float(np.linalg.norm(hi - lo)), 0.2)
     distance = camera.distance_scale * radius / math.tan(0.5 * camera.fov)
-    direction = np.roll(np.array([-1.0, -1.0, 0.8]), int(builder.up_axis) - 2)  # height along the up axis
+    direction = np.roll(np.array([-1.0, -1.0, 0.8]), up_axis - 2)  # height along the up axis
     eye = center + distance * direction / np.linalg.norm(direction)
     return tuple(float(v) for v in eye), tuple(float(v) for v in center)
+
+
+def make_viewport(manager: Any, camera: CameraCfg, scene: Any = None, *, ground_height: float | None = 0.0) -> Any:
+    """A :class:`~isaaclab_contrib.physics.viewport.Viewport` of the running simulation, posed as *camera* says:
+    for frames people watch (videos, ``render()``), rendered outside the captured step program.
+
+    Args:
+        manager: The physics manager of the running simulation (after ``sim.reset()``).
+        camera: Where to look from. A single view (``env_index`` set) takes *eye* / *target* in world
+            coordinates, or frames that env's bodies and particles as they are now when both are ``None``.
+            A grid (``env_index=None``) takes them in each env's frame and needs *scene*.
+        scene: The scene config the simulation was built from (its env origins place a grid's views).
+        ground_height: Height of the drawn checker ground [m]; ``None``: none.
+
+    Raises:
+        ValueError: The camera is invalid, rides a body (a video camera is fixed), or a grid has no scene.
+    """
+    from isaaclab_contrib.physics.viewport import Viewport
+
+    camera.validate()
+    if camera.body is not None:
+        raise ValueError(f"{type(camera).__name__}.body: a viewport is fixed; a camera on a body is a sensor")
+    model = manager.get_model()
+    eye, target, origins = camera.eye, camera.target, None
+    if camera.env_index is None:
+        if scene is None:
+            raise ValueError("make_viewport: a grid of every env (env_index=None) needs the scene config")
+        origins = scene.env_origin_positions(up_axis=int(model.up_axis))
+    elif eye is None:
+        state, env = manager.get_state_0(), camera.env_index
+        points = []
+        if model.body_count:
+            points.append(state.body_q.numpy()[model.body_world.numpy() == env, :3])
+        if model.particle_count:
+            points.append(state.particle_q.numpy()[model.particle_world.numpy() == env])
+        eye, target = frame_points(np.concatenate(points) if points else np.zeros((0, 3)), camera, int(model.up_axis))
+    return Viewport(
+        model,
+        camera.width,
+        camera.height,
+        eye=eye,
+        target=target,
+        up=camera.up,
+        fov=camera.fov,
+        env_index=camera.env_index,
+        env_origins=origins,
+        ground_height=ground_height,
+    )

@@ -15,6 +15,7 @@ from typing import Any
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg
 
 from .base_cfg import SceneBaseCfg
+from .camera_cfg import CameraCfg
 
 __all__ = ["SceneSpec", "get_scene", "register_scene", "registered_scenes", "scene_names"]
 
@@ -43,6 +44,11 @@ class SceneSpec:
     frames: int = 60
     """Env steps a run of the scene takes by default (``scripts/run.py`` without ``--frames``) [count]; long
     enough for the scene's checks (e.g. a whole scripted pick)."""
+    viewpoint: CameraCfg | None = None
+    """Where the scene's video and frames are seen from: a single-env :class:`CameraCfg` whose ``eye`` and
+    ``target`` are in world coordinates [m], chosen so the ground, the deformable and the robot show whole
+    (``scripts/run.py`` sets its size from ``--video_width`` / ``--video_height``). ``None``: framed
+    automatically from env 0's bodies and particles at the start."""
 
     def simulation_cfg(
         self, *, device: str = "cpu", dt: float | None = None, use_cuda_graph: bool = True
@@ -76,6 +82,17 @@ def register_scene(name: str, spec: SceneSpec) -> SceneSpec:
         raise TypeError(
             f"register_scene({name!r}): SceneSpec.scene_cfg must be a SceneBaseCfg subclass, got {spec.scene_cfg!r}"
         )
+    viewpoint = spec.viewpoint
+    if viewpoint is not None:
+        if not isinstance(viewpoint, CameraCfg):
+            raise TypeError(
+                f"register_scene({name!r}): SceneSpec.viewpoint must be a CameraCfg or None, got {type(viewpoint).__name__}"
+            )
+        viewpoint.validate()
+        if viewpoint.env_index is None or viewpoint.body is not None:
+            raise ValueError(
+                f"register_scene({name!r}): SceneSpec.viewpoint must be a fixed single-env camera (env_index set, no body)"
+            )
     existing = _SCENES.get(name)
     if existing is not None and existing is not spec and existing != spec:
         raise ValueError(f"Scene {name!r} is already registered with a different spec ({existing.description!r})")

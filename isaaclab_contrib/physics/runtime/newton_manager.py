@@ -276,7 +276,7 @@ class NewtonManager(SensorMethods, UsdMethods):
 
     @classmethod
     def step_mode(cls) -> str:
-        """``"graph"`` (one graph per step), ``"partial"`` (physics replayed from graphs, some stages eager),
+        """``"captured"`` (one graph per step), ``"partial"`` (physics replayed from graphs, some stages eager),
         ``"eager"``, or ``"not started"``."""
         session = NewtonManager._session
         instance = session.instance if session else None

@@ -288,10 +288,10 @@ class StepProgram:
         return names
 
     def mode(self) -> str:
-        """``"graph"`` (one graph per env step), ``"partial"`` (graphs with eager stages between them:
+        """``"captured"`` (one graph per env step), ``"partial"`` (graphs with eager stages between them:
         the physics-only fallback) or ``"eager"`` (nothing captured)."""
         if self.is_fully_captured():
-            return "graph"
+            return "captured"
         return "partial" if any(s.graph is not None for s in self._segments) else "eager"
 
     def eager_reason(self) -> str | None:

@@ -24,7 +24,7 @@ import warp as wp
 
 from isaaclab_contrib.physics.sensors.base import SensorBuild, SensorRequest, SensorRuntime
 
-__all__ = ["DATA_TYPES", "CameraData", "CameraRequest", "look_at"]
+__all__ = ["DATA_TYPES", "CameraData", "CameraRequest", "look_at", "make_ray_camera", "refit_for_render"]
 
 DATA_TYPES = ("rgb", "depth", "segmentation", "normals")
 """Image kinds a camera can produce."""
@@ -55,6 +55,32 @@ def look_at(eye, target, up=(0.0, 0.0, 1.0)) -> wp.transform:
     rotation = np.stack([x, y, z], axis=1)  # columns: the camera axes in world coordinates
     quat = wp.quat_from_matrix(wp.mat33(*rotation.ravel().tolist()))
     return wp.transform(wp.vec3(*eye.tolist()), quat)
+
+
+def make_ray_camera(model: Any, width: int, height: int, fov: float) -> tuple[Any, wp.array]:
+    """Newton's ``SensorCamera`` on *model* as this project renders (light sky, both sides of open surfaces,
+    shadows, one default light) and its pinhole rays for *width* x *height* pixels and vertical *fov* [rad]."""
+    from newton.sensors import SensorCamera
+
+    sky = SKY_RGB[0] | SKY_RGB[1] << 8 | SKY_RGB[2] << 16 | 255 << 24  # packed RGBA, red in the low byte
+    camera = SensorCamera(
+        model,
+        load_textures=False,
+        default_clear_data=SensorCamera.ClearData(clear_color=sky),
+        # Both sides of cloth and other open surfaces (their triangles face either way).
+        default_render_config=SensorCamera.RenderConfig(enable_backface_culling=False, enable_shadows=True),
+    )
+    camera.create_default_light()
+    rays = SensorCamera.compute_camera_rays_pinhole(width, height, camera_fov=fov, device=model.device)
+    return camera, rays
+
+
+def refit_for_render(model: Any, state: Any) -> None:
+    """Refit the model's shape and particle BVHs to *state* before a render (stale bounds show gaps)."""
+    if model.shape_count:
+        model.bvh_refit_shapes(state)
+    if model.particle_count:
+        model.bvh_refit_particles(state)
 
 
 @wp.kernel(enable_backward=False)
@@ -143,22 +169,9 @@ class CameraRequest(SensorRequest):
         self.world = world
 
     def create(self, build: SensorBuild) -> SensorRuntime:
-        from newton.sensors import SensorCamera
-
         model = build.model
         sites, world_indices = self._sites(model)
-        sky = SKY_RGB[0] | SKY_RGB[1] << 8 | SKY_RGB[2] << 16 | 255 << 24  # packed RGBA, red in the low byte
-        camera = SensorCamera(
-            model,
-            load_textures=False,
-            default_clear_data=SensorCamera.ClearData(clear_color=sky),
-            # Both sides of cloth and other open surfaces (their triangles face either way).
-            default_render_config=SensorCamera.RenderConfig(enable_backface_culling=False, enable_shadows=True),
-        )
-        camera.create_default_light()
-        rays = SensorCamera.compute_camera_rays_pinhole(
-            self.width, self.height, camera_fov=self.fov, device=model.device
-        )
+        camera, rays = make_ray_camera(model, self.width, self.height, self.fov)
         views = len(sites)
         allocate = {
             "rgb": camera.allocate_image_color,
@@ -235,10 +248,7 @@ class _CameraRuntime(SensorRuntime):
             outputs=[self.transforms],
             device=model.device,
         )
-        if model.shape_count:
-            model.bvh_refit_shapes(state)
-        if model.particle_count:
-            model.bvh_refit_particles(state)
+        refit_for_render(model, state)
         images = data.images
         data.camera.update(
             state,
