@@ -24,6 +24,13 @@ checks them against the examples, bitwise):
 * ``vbd_mpm_coupled`` — a soft cube (VBD) falling into a granular heap (implicit MPM, out of place), its
   surface the MPM entry's deformable collider over proxy particles.
 
+Robots from files (the Franka Panda, MuJoCo-Warp, from ``example-robot-data``; a USD stage):
+
+* ``franka_lift_soft`` — the Panda picks up a 4 cm soft block (VBD) through proxy bodies.
+* ``franka_lift_cable`` — the Panda lifts one end of a 30 cm VBD cable, ADMM.
+* ``franka_cloth`` — the Panda pinches a free cloth (VBD) near a corner and lifts it, proxy bodies.
+* ``usd_cloth_on_robot`` — a USD-authored cloth drapes over a USD-authored robot, which turns, proxy bodies.
+
 Every module in the folder is imported (a new scene or task is one new file). Tasks register gymnasium
 ids on import (they register no scene): ``arm_press_cloth_task``
 (``Isaac-Arm-Press-Cloth-Direct-v0``, ``Isaac-Arm-Press-Cloth-Coupler-Obs-Direct-v0``),

@@ -12,8 +12,8 @@ Registers the scene ``grains_on_cloth``.
 
 from __future__ import annotations
 
-from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg
-from isaaclab_contrib.physics import NewtonModelCfg, VBDSolverCfg, XPBDSolverCfg
+from isaaclab_contrib.coupling import CouplerProxyCfg
+from isaaclab_contrib.physics import VBDSolverCfg, XPBDSolverCfg
 from isaaclab_contrib.scenes import (
     CameraCfg,
     InitialStateCfg,
@@ -23,8 +23,10 @@ from isaaclab_contrib.scenes import (
     SceneSpec,
     register_scene,
 )
-from isaaclab_contrib.scenes.checks import MinHeightCheck, SceneCheck, particle_points
+from isaaclab_contrib.scenes.checks import SceneCheck
 from isaaclab_contrib.utils.configclass import configclass
+
+from ._grains import grains_held_check, grains_on_cloth_coupler
 
 __all__ = ["GrainsOnClothSceneCfg"]
 
@@ -62,25 +64,13 @@ class GrainsOnClothSceneCfg(SceneBaseCfg):
 
     def coupler_cfg(self) -> CouplerProxyCfg:
         """Grains (XPBD) and cloth (VBD); the cloth particles are contact-only proxies in the grain solver."""
-        grains: CouplerEntryCfg = self.entry_cfg(
-            "grains",
-            XPBDSolverCfg(iterations=8, soft_contact_relaxation=0.85),
-            hide_elements=["springs", "triangles", "edges", "tetrahedra"],  # the cloth is VBD's to solve
-        )
-        return CouplerProxyCfg(
-            entries=[self.entry_cfg("cloth", VBDSolverCfg(iterations=8)), grains],
-            proxies=[
-                CouplerProxyMappingCfg(source="cloth", destination="grains", particles=self.entry_particles("cloth"))
-            ],
-            model_cfg=NewtonModelCfg(
-                particle_mu=0.6, soft_contact_ke=5.0e4, soft_contact_kd=500.0, soft_contact_mu=0.6
-            ),
+        return grains_on_cloth_coupler(
+            self, VBDSolverCfg(iterations=8), XPBDSolverCfg(iterations=8, soft_contact_relaxation=0.85)
         )
 
     def checks(self) -> list[SceneCheck]:
         """``finite`` and ``grains_min_z``: the cloth holds the grains (none falls 15 cm below the pinned edges)."""
-        grains = particle_points(self.particle_ids("grains"), self.num_envs)
-        return [*super().checks(), MinHeightCheck("grains_min_z", grains, self.cloth.height - 0.15)]
+        return [*super().checks(), grains_held_check(self, drop=0.15)]
 
 
 register_scene(

@@ -20,8 +20,8 @@ Registers the scene ``xpbd_vbd_coupled``.
 
 from __future__ import annotations
 
-from isaaclab_contrib.coupling import CouplerProxyCfg, CouplerProxyMappingCfg
-from isaaclab_contrib.physics import NewtonModelCfg, VBDSolverCfg, XPBDSolverCfg
+from isaaclab_contrib.coupling import CouplerProxyCfg
+from isaaclab_contrib.physics import VBDSolverCfg, XPBDSolverCfg
 from isaaclab_contrib.scenes import (
     CameraCfg,
     GroundPlaneCfg,
@@ -32,8 +32,10 @@ from isaaclab_contrib.scenes import (
     SceneSpec,
     register_scene,
 )
-from isaaclab_contrib.scenes.checks import MinHeightCheck, SceneCheck, particle_points
+from isaaclab_contrib.scenes.checks import SceneCheck
 from isaaclab_contrib.utils.configclass import configclass
+
+from ._grains import grains_held_check, grains_on_cloth_coupler
 
 __all__ = ["PHYSICS_DT", "XpbdVbdCoupledSceneCfg"]
 
@@ -82,27 +84,15 @@ class XpbdVbdCoupledSceneCfg(SceneBaseCfg):
 
     def coupler_cfg(self) -> CouplerProxyCfg:
         """Cloth (VBD, proxy source) and grains (XPBD, contact-only view of the cloth proxies)."""
-        return CouplerProxyCfg(
-            entries=[
-                self.entry_cfg("cloth", VBDSolverCfg(iterations=8, particle_enable_tile_solve=True)),
-                self.entry_cfg(
-                    "grains",
-                    XPBDSolverCfg(iterations=16, soft_contact_relaxation=0.85),
-                    hide_elements=["springs", "triangles", "edges", "tetrahedra"],
-                ),
-            ],
-            proxies=[
-                CouplerProxyMappingCfg(source="cloth", destination="grains", particles=self.entry_particles("cloth"))
-            ],
-            model_cfg=NewtonModelCfg(
-                particle_mu=0.6, soft_contact_ke=5.0e4, soft_contact_kd=500.0, soft_contact_mu=0.6
-            ),
+        return grains_on_cloth_coupler(
+            self,
+            VBDSolverCfg(iterations=8, particle_enable_tile_solve=True),
+            XPBDSolverCfg(iterations=16, soft_contact_relaxation=0.85),
         )
 
     def checks(self) -> list[SceneCheck]:
         """``finite`` and ``grains_min_z``: the cloth holds the grains (none falls 30 cm below the pinned edges)."""
-        grains = particle_points(self.particle_ids("grains"), self.num_envs)
-        return [*super().checks(), MinHeightCheck("grains_min_z", grains, self.cloth.height - 0.3)]
+        return [*super().checks(), grains_held_check(self, drop=0.3)]
 
 
 register_scene(

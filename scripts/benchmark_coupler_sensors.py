@@ -31,7 +31,8 @@ from isaaclab_contrib.coupling import (
     NewtonCouplerManager,
 )
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext, SteelSolverCfg, VBDSolverCfg
-from isaaclab_contrib.utils.cli import positive_int
+from isaaclab_contrib.scenes import InitialStateCfg, PinnedClothCfg
+from isaaclab_contrib.utils.cli import add_device_option, positive_int
 
 M = NewtonCouplerManager
 DT = 1.0 / 240.0
@@ -41,25 +42,7 @@ VARIANTS = ("interface force", "penetration", "diagnostics", "all three")
 def box_on_cloth() -> newton.ModelBuilder:
     """One env: a 0.1 kg, 10 cm box 2 mm above an 8 x 8-cell cloth (5 cm cells) pinned along two edges."""
     builder = newton.ModelBuilder()
-    builder.add_cloth_grid(
-        pos=wp.vec3(-0.2, -0.2, 0.1),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=8,
-        dim_y=8,
-        cell_x=0.05,
-        cell_y=0.05,
-        mass=0.01,
-        fix_left=True,
-        fix_right=True,
-        particle_radius=0.01,
-        tri_ke=1.0e3,
-        tri_ka=1.0e3,
-        tri_kd=10.0,
-        edge_ke=1.0e-2,
-        edge_kd=1.0e-4,
-        label="Cloth",
-    )
+    PinnedClothCfg(init_state=InitialStateCfg(pos=(0.0, 0.0, 0.1))).add_to(builder, "Cloth")  # the default cloth
     body = builder.add_body(xform=wp.transform((0.0, 0.0, 0.162), wp.quat_identity()), label="Box/body")
     shape = newton.ModelBuilder.ShapeConfig(density=100.0)
     builder.add_shape_box(body, hx=0.05, hy=0.05, hz=0.05, cfg=shape, label="Box/body/collision")
@@ -131,7 +114,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=positive_int, default=3, help="builds per variant; the median is reported")
     parser.add_argument("--couplings", nargs="+", choices=("admm", "proxy"), default=["admm", "proxy"])
     parser.add_argument("--eager", action="store_true", help="step eagerly (use_cuda_graph=False) instead of captured")
-    parser.add_argument("--device", default="cpu", help="Warp device")
+    add_device_option(parser)
     args = parser.parse_args()
     logging.getLogger("isaaclab_contrib").setLevel(logging.ERROR)  # no "added after sim.reset()" warnings
     wp.config.quiet = True

@@ -20,6 +20,7 @@ import warp as wp
 
 from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg, resolve_coupling
 from isaaclab_contrib.physics import SteelSolverCfg, VBDSolverCfg
+from isaaclab_contrib.scenes import InitialStateCfg, PinnedClothCfg
 from isaaclab_contrib.utils.cli import positive_int
 
 LINKS = 20
@@ -48,18 +49,7 @@ def robot_prototype() -> newton.ModelBuilder:
             )
         previous = body
     proto.add_articulation(joints, label="Robot")
-    proto.add_cloth_grid(
-        pos=wp.vec3(-0.2, -0.2, 0.2),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=8,
-        dim_y=8,
-        cell_x=0.05,
-        cell_y=0.05,
-        mass=0.01,
-        fix_left=True,
-        label="Cloth",
-    )
+    PinnedClothCfg(fix_right=False, init_state=InitialStateCfg(pos=(0.0, 0.0, 0.2))).add_to(proto, "Cloth")
     return proto
 
 

@@ -39,7 +39,7 @@ import warp as wp
 import isaaclab_coupling_configs  # noqa: F401  (registers the ready scenes)
 from isaaclab_contrib.physics import NewtonManager
 from isaaclab_contrib.scenes import get_scene, launch, scene_names
-from isaaclab_contrib.utils.cli import positive_int
+from isaaclab_contrib.utils.cli import add_device_option, add_num_envs_option, add_scene_option, positive_int
 
 STAGE_ORDER = ("actuators", "post_actuator", "collide", "substeps", "post_step", "sensors")
 
@@ -293,12 +293,12 @@ def print_profile(p: dict) -> None:
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--scene", choices=scene_names(), default="box_on_cloth_admm", help="ready scene to profile")
+    add_scene_option(group, scene_names(), default="box_on_cloth_admm", what="ready scene to profile")
     group.add_argument("--all", action="store_true", help="profile every ready scene")
-    parser.add_argument("--num_envs", "--num-envs", type=positive_int, default=1, help="envs (Newton worlds)")
+    add_num_envs_option(parser)
     parser.add_argument("--steps", type=positive_int, default=10, help="timed env steps (captured; eager: half)")
     parser.add_argument("--warmup", type=positive_int, default=2, help="env steps before timing")
-    parser.add_argument("--device", default="cpu", help="Warp device, e.g. cpu or cuda:0")
+    add_device_option(parser)
     parser.add_argument("--json", type=Path, default=None, help="also write the measurements to this JSON file")
     args = parser.parse_args(argv)
     wp.config.quiet = True

@@ -6,7 +6,7 @@ import newton
 import warp as wp
 
 from isaaclab_contrib.coupling import build_coupled_solver, finalize_builder
-from isaaclab_contrib.scenes import add_pinned_cloth
+from isaaclab_contrib.scenes import InitialStateCfg, PinnedClothCfg, add_pinned_cloth
 
 CLOTH_DIM = 8  # cells per side -> (CLOTH_DIM + 1) ** 2 particles
 CLOTH_PARTICLES = (CLOTH_DIM + 1) ** 2
@@ -29,16 +29,38 @@ def add_small_cloth(builder: newton.ModelBuilder, *, cells: int, height: float) 
 
 def add_cloth_grid(builder: newton.ModelBuilder, dim: int) -> None:
     """An unpinned *dim* x *dim*-cell cloth of 0.1 m cells, 1 m up (for builder-preparation tests)."""
-    builder.add_cloth_grid(
-        pos=wp.vec3(0.0, 0.0, 1.0),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=dim,
-        dim_y=dim,
-        cell_x=0.1,
-        cell_y=0.1,
-        mass=0.1,
+    cloth = PinnedClothCfg(cells=dim, cell_size=0.1, particle_mass=0.1, fix_left=False, fix_right=False)
+    cloth.init_state.pos = (0.5 * cloth.extent, 0.5 * cloth.extent, 1.0)  # its first particle at (0, 0, 1)
+    cloth.add_to(builder, "Cloth")
+
+
+def add_hinge_arm(
+    builder: newton.ModelBuilder,
+    root: str,
+    *,
+    axis: tuple[float, float, float] = (0.0, 0.0, 1.0),
+    joint: str = "hinge",
+    capsule: bool = False,
+    mass: float = 0.0,
+    density: float | None = None,
+) -> int:
+    """A one-link arm on a revolute joint to the world, both 1 m up; returns the joint's index.
+
+    Labels: the link ``{root}/link``, the joint ``{root}/{joint}``, the articulation ``{root}``. The link is a
+    60 x 10 x 10 cm box ``{root}/link/box`` (of *density* [kg/m^3]; ``None``: the builder's default), or with
+    *capsule* an unlabelled capsule of radius 2 cm and half height 10 cm; *mass* [kg] is the link's own.
+    """
+    link = builder.add_link(xform=wp.transform((0.0, 0.0, 1.0), wp.quat_identity()), mass=mass, label=f"{root}/link")
+    if capsule:
+        builder.add_shape_capsule(link, radius=0.02, half_height=0.1)
+    else:
+        cfg = None if density is None else newton.ModelBuilder.ShapeConfig(density=density)
+        builder.add_shape_box(link, hx=0.3, hy=0.05, hz=0.05, cfg=cfg, label=f"{root}/link/box")
+    hinge = builder.add_joint_revolute(
+        -1, link, axis=axis, parent_xform=wp.transform((0.0, 0.0, 1.0), wp.quat_identity()), label=f"{root}/{joint}"
     )
+    builder.add_articulation([hinge], label=root)
+    return hinge
 
 
 def env_prefixes(num_worlds: int) -> list[str]:
@@ -81,20 +103,7 @@ def robot_box_cloth_prototype() -> newton.ModelBuilder:
     b.add_shape_box(box, hx=0.05, hy=0.05, hz=0.05, label="Box/body/collision")
     marker = b.add_body(xform=wp.transform((1.0, 0.0, 1.0), wp.quat_identity()), label="Marker/body")
     b.add_shape_sphere(marker, radius=0.01, as_site=True, label="Marker/body/site")
-    b.add_cloth_grid(
-        pos=wp.vec3(-0.2, -0.2, 0.1),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=CLOTH_DIM,
-        dim_y=CLOTH_DIM,
-        cell_x=0.05,
-        cell_y=0.05,
-        mass=0.01,
-        fix_left=True,
-        fix_right=True,
-        particle_radius=0.01,
-        label="Cloth",
-    )
+    PinnedClothCfg(cells=CLOTH_DIM, init_state=InitialStateCfg(pos=(0.0, 0.0, 0.1))).add_to(b, "Cloth")
     return b
 
 

@@ -7,7 +7,7 @@ open-loop unless the coupler recomputes joint coordinates from the bodies.
 """
 
 import pytest
-import warp as wp
+from scenes import add_hinge_arm
 
 from isaaclab_contrib.coupling import CouplerAdmmCfg, CouplerEntryCfg, NewtonCouplerManager
 from isaaclab_contrib.physics import (
@@ -24,6 +24,7 @@ from isaaclab_contrib.physics import (
     binding_for,
 )
 from isaaclab_contrib.physics.solvers.binding import joint_refusal
+from isaaclab_contrib.scenes import InitialStateCfg, PinnedClothCfg
 
 TARGET = 0.5  # [rad]
 
@@ -36,29 +37,9 @@ def _start(arm_solver, *, update_joint_coordinates: bool = False, own_arm: bool 
     sim = SimulationContext(SimulationCfg(dt=1 / 240, device="cpu", physics=NewtonCfg(solver_cfg=cfg, decimation=4)))
     builder = NewtonCouplerManager.create_builder()
     builder.begin_world()
-    body = builder.add_link(
-        xform=wp.transform((0.0, 0.0, 1.0), wp.quat_identity()), mass=1.0, label="/World/envs/env_0/arm/link"
-    )
-    builder.add_shape_capsule(body, radius=0.02, half_height=0.1)
-    joint = builder.add_joint_revolute(
-        -1,
-        body,
-        axis=(0.0, 1.0, 0.0),
-        parent_xform=wp.transform((0.0, 0.0, 1.0), wp.quat_identity()),
-        label="/World/envs/env_0/arm/shoulder",
-    )
-    builder.add_articulation([joint], label="/World/envs/env_0/arm")
-    builder.add_cloth_grid(
-        pos=wp.vec3(2.0, 0.0, 0.5),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=2,
-        dim_y=2,
-        cell_x=0.1,
-        cell_y=0.1,
-        mass=0.01,
-        fix_left=True,
-    )
+    add_hinge_arm(builder, "/World/envs/env_0/arm", axis=(0.0, 1.0, 0.0), joint="shoulder", capsule=True, mass=1.0)
+    cloth = PinnedClothCfg(cells=2, cell_size=0.1, fix_right=False, init_state=InitialStateCfg(pos=(2.1, 0.1, 0.5)))
+    cloth.add_to(builder, "/World/envs/env_0/Cloth")  # 2 m beside the arm
     builder.end_world()
     add_actuators(builder, {"arm": IdealPDActuatorCfg(joint_names_expr=["shoulder"], stiffness=0.5, damping=0.01)})
     NewtonCouplerManager.set_builder(builder)

@@ -5,9 +5,8 @@ import math
 import newton
 import numpy as np
 import pytest
-import warp as wp
 from newton.actuators import DrivePD
-from scenes import add_small_cloth
+from scenes import add_hinge_arm, add_small_cloth
 
 from isaaclab_contrib.coupling import (
     CouplerAdmmCfg,
@@ -41,14 +40,7 @@ KP, KD, TARGET = 2.0, 0.3, 0.5  # [N*m/rad], [N*m*s/rad], [rad]
 def hinge_prototype() -> newton.ModelBuilder:
     """A box on a vertical hinge (gravity does not act on the joint) beside a small pinned cloth."""
     proto = newton.ModelBuilder()
-    body = proto.add_link(xform=wp.transform((0.0, 0.0, 1.0), wp.quat_identity()), label="Arm/link")
-    proto.add_shape_box(
-        body, hx=0.3, hy=0.05, hz=0.05, cfg=newton.ModelBuilder.ShapeConfig(density=500.0), label="Arm/link/box"
-    )
-    joint = proto.add_joint_revolute(
-        -1, body, axis=(0, 0, 1), parent_xform=wp.transform((0.0, 0.0, 1.0), wp.quat_identity()), label="Arm/hinge"
-    )
-    proto.add_articulation([joint], label="Arm")
+    add_hinge_arm(proto, "Arm", density=500.0)
     add_small_cloth(proto, cells=4, height=0.2)
     return proto
 
@@ -281,7 +273,9 @@ def test_actuator_config_errors_name_the_group_and_field():
         )
     with pytest.raises(ValueError, match=r"IdealPDActuatorCfg\.damping must be >= 0"):
         add_actuators(builder, {"arm": IdealPDActuatorCfg(joint_names_expr=["hinge"], stiffness=1.0, damping=-1.0)})
-    with pytest.raises(ValueError, match=r"IdealPDActuatorCfg\.joint_names_expr\[0\]='\(' is not a valid regex"):
+    with pytest.raises(
+        ValueError, match=r"IdealPDActuatorCfg\.joint_names_expr\[0\]='\(' is not a valid regular expression"
+    ):
         add_actuators(builder, {"arm": IdealPDActuatorCfg(joint_names_expr=["("], stiffness=1.0, damping=0.1)})
     with pytest.raises(TypeError, match=r"IdealPDActuatorCfg\.joint_names_expr must be a list"):
         add_actuators(builder, {"arm": IdealPDActuatorCfg(joint_names_expr="hinge", stiffness=1.0, damping=0.1)})

@@ -38,6 +38,7 @@ def run_python(code: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # a fresh interpreter importing every module
 def test_package_never_imports_the_configs():
     modules = package_modules()
     assert "isaaclab_contrib.scenes.registry" in modules and "isaaclab_contrib.utils.configclass" in modules
@@ -99,6 +100,11 @@ def test_every_registered_scene_resolves_and_has_a_scene_base_cfg():
         get_scene("no_such_scene")
     with pytest.raises(TypeError):
         isaaclab_coupling_configs.SCENES["new"] = get_scene("box_on_cloth")  # a read-only view
+
+
+def test_the_configs_package_docstring_names_every_scene():
+    documented = set(re.findall(r"``(\w+)``", isaaclab_coupling_configs.__doc__))
+    assert set(scene_names()) <= documented, sorted(set(scene_names()) - documented)
 
 
 def test_registering_a_different_spec_under_a_taken_name_raises():

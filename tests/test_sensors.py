@@ -70,6 +70,7 @@ def masses():
     return mass[0::2], mass[1::2]  # ground boxes, cloth boxes
 
 
+@pytest.mark.slow  # two MuJoCo-Warp IMU scenes run to rest
 def test_mujoco_imu_reads_specific_force_at_rest_on_ground_and_on_cloth(device):
     sim = begin(coupler(MJWarpSolverCfg(use_mujoco_contacts=False)), device)
     imu = M.add_imu_sensor(r".*/(GroundBox|ClothBox)/body/imu")
@@ -81,6 +82,7 @@ def test_mujoco_imu_reads_specific_force_at_rest_on_ground_and_on_cloth(device):
     assert np.all(np.abs(acc[:, :, :2]) < 0.2 * G)
 
 
+@pytest.mark.slow  # the captured twin stays in the default set
 def test_mujoco_imu_eager_reads_the_same_at_rest_on_the_ground(device):
     sim = begin(coupler(MJWarpSolverCfg(use_mujoco_contacts=False)), device, graph=False)
     imu = M.add_imu_sensor(r".*/GroundBox/body/imu")
@@ -89,6 +91,7 @@ def test_mujoco_imu_eager_reads_the_same_at_rest_on_the_ground(device):
     np.testing.assert_allclose(acc[:, 2], G, rtol=0.02)
 
 
+@pytest.mark.slow  # one run per solver family
 def test_step_average_imu_works_for_any_entry_solver_and_sites_from_requests(device):
     sim = begin(coupler(SteelSolverCfg()), device, source="step_average")
     suffix = M.cl_register_site(r"(GroundBox|ClothBox)/body", wp.transform_identity())
@@ -99,7 +102,11 @@ def test_step_average_imu_works_for_any_entry_solver_and_sites_from_requests(dev
     np.testing.assert_allclose(acc[:, 2], G, rtol=0.02)
 
 
-@pytest.mark.parametrize("rigid", [SteelSolverCfg(), XPBDSolverCfg(iterations=4)], ids=["steel", "xpbd"])
+@pytest.mark.parametrize(
+    "rigid",
+    [SteelSolverCfg(), pytest.param(XPBDSolverCfg(iterations=4), marks=pytest.mark.slow)],
+    ids=["steel", "xpbd"],
+)
 def test_contact_sensor_reports_the_weight_of_a_box_on_the_ground(rigid, device):
     sim = begin(coupler(rigid), device)
     key = M.add_contact_sensor(body_names_expr=".*/GroundBox/body")
@@ -147,7 +154,7 @@ def test_imu_on_entries_without_body_qdd_fails_early_naming_sensor_kind_and_entr
     M.add_imu_sensor(r".*/GroundBox/body/imu")
     with pytest.raises(
         ObservablesUnsupportedError,
-        match=r"imu\[0\].*'body_qdd'.*entries \['rigid'\].*SolverSteel.*MuJoCo-Warp.*step_average",
+        match=r"imu\[0\].*'body_qdd'.*entries \['rigid'\].*SolverSteel.*KaminoSolverCfg, MJWarpSolverCfg.*step_average",
     ):
         sim.reset()
     assert M.get_solver() is None and M.get_model() is None
@@ -158,6 +165,7 @@ def test_imu_on_entries_without_body_qdd_fails_early_naming_sensor_kind_and_entr
     assert acc.shape == (2, 3) and np.isfinite(acc).all()
 
 
+@pytest.mark.slow  # two coupled scenes
 def test_legacy_contact_request_on_coupled_scenes_allocates_force_and_sensors_still_work(device):
     sim = begin(coupler(SteelSolverCfg()), device)
     key = M.add_contact_sensor(body_names_expr=".*/GroundBox/body")

@@ -41,7 +41,8 @@ def test_per_world_sites_sit_in_each_env_frame(device):
         == suffix
     )
     builder = NewtonManager.create_builder()
-    replicate_envs(builder, box_prototype(), 3, spacing=2.0)  # the kitless replication step injects them
+    # The kitless replication step adds them to every env (launch() passes them the same way).
+    replicate_envs(builder, box_prototype(), 3, spacing=2.0, sites=NewtonManager.cl_world_sites())
     NewtonManager.set_builder(builder)
     sim.reset()
     model = NewtonManager.get_model()

@@ -64,6 +64,7 @@ from isaaclab_contrib.scenes import (
     UsdDeformablesCfg,
     UsdFileCfg,
 )
+from isaaclab_contrib.scenes.deformable_base import ClothMaterialCfg, MeshFileCfg, SoftMaterialCfg
 from isaaclab_contrib.utils.configclass import configclass, is_configclass
 from isaaclab_contrib.utils.validation import FieldRule, declared_ranges, field_rules, field_type_hints, parse_range
 from isaaclab_coupling_configs.arm_press_cloth_task import ArmPressClothEnvCfg, ArmPressClothSceneCfg
@@ -138,6 +139,9 @@ FACTORIES = {
     MjcfFileCfg: lambda: MjcfFileCfg(asset_path="robot.xml"),
     UrdfFileCfg: lambda: UrdfFileCfg(asset_path="robot.urdf"),
     UsdFileCfg: lambda: UsdFileCfg(asset_path="robot.usda"),
+    ClothMaterialCfg: lambda: ClothMaterialCfg(prim_path="/World/Cloth"),
+    SoftMaterialCfg: lambda: SoftMaterialCfg(prim_path="/World/SoftBody"),
+    MeshFileCfg: lambda: MeshFileCfg(prim_path="/World/Mesh", asset_path="mesh.obj"),
     ClothMeshCfg: lambda: ClothMeshCfg(asset_path="cloth.obj"),
     SoftMeshCfg: lambda: SoftMeshCfg(asset_path="body.npz"),
     UsdDeformablesCfg: lambda: UsdDeformablesCfg(asset_path="stage.usda"),

@@ -15,18 +15,20 @@ from __future__ import annotations
 from typing import Any
 
 from isaaclab_contrib.physics.sensors.observables import CONTACT_F, unsupported_observable
-from isaaclab_contrib.physics.solvers.binding import BoundSolver, SolverBinding, joint_refusal, register_binding
+from isaaclab_contrib.physics.solvers.binding import (
+    BoundSolver,
+    SolverBinding,
+    joint_refusal,
+    observable_producers,
+    register_binding,
+)
 
 from .construction import build_coupled_solver, entry_bindings, prepare_entry_builders, register_entry_attributes
 from .coupler_cfg import CouplerCfg
-from .observers import (
-    CouplingDiagnostics,
-    InterfaceForceSampler,
-    PenetrationPairs,
-    make_interface_force_sampler,
-    resolve_penetration,
-)
+from .coupling_diagnostics import CouplingDiagnostics
+from .interface_force import InterfaceForceSampler, make_interface_force_sampler
 from .ownership import CouplingPlan, resolve_coupling, write_back_proxy_bodies
+from .penetration import PenetrationPairs, resolve_penetration
 
 __all__ = ["BoundCoupledSolver", "CoupledBinding"]
 
@@ -66,12 +68,20 @@ class CoupledBinding(SolverBinding):
             for reason in binding.masked_reset_blockers(entry.solver_cfg, world_count)
         ]
 
+    def usd_schema_resolvers(self, cfg: CouplerCfg) -> list[type]:
+        """Every entry family's resolvers, once each, in entry order."""
+        resolvers: list[type] = []
+        for entry, binding in entry_bindings(cfg):
+            resolvers += [r for r in binding.usd_schema_resolvers(entry.solver_cfg) if r not in resolvers]
+        return resolvers
+
     def build(self, cfg: CouplerCfg, model: Any):
         return self.bind(cfg, model).solver
 
     def bind(self, cfg: CouplerCfg, model: Any) -> BoundCoupledSolver:
-        """Resolve ownership over *model*, build the coupled solver and bind every entry's solver."""
-        plan = resolve_coupling(model, cfg)
+        """Resolve ownership over *model*, build the coupled solver and bind every entry's solver (*cfg* was
+        validated when the simulation started)."""
+        plan = resolve_coupling(model, cfg, validated=True)
         solver = build_coupled_solver(model, cfg, plan=plan, apply_model_cfg=False, write_back=False)
         entries = {
             entry.name: BoundSolver(binding, entry.solver_cfg, solver.view(entry.name), solver.solver(entry.name))
@@ -216,6 +226,7 @@ class BoundCoupledSolver(BoundSolver):
                 users,
                 f"entries {lacking} own bodies and their solvers "
                 f"({', '.join(type(self.entries[n].solver).__name__ for n in lacking)}) cannot produce it",
+                observable_producers(kind),
             )
         container = solver.observables(body_kinds)
         entry_contacts: dict[str, Any] = {}
@@ -224,7 +235,11 @@ class BoundCoupledSolver(BoundSolver):
                 entry = self.entries[name]
                 if CONTACT_F not in entry.supported_observables:
                     raise unsupported_observable(
-                        manager, CONTACT_F, [sensor], f"entry {name!r} runs {type(entry.solver).__name__}, which cannot"
+                        manager,
+                        CONTACT_F,
+                        [sensor],
+                        f"entry {name!r} runs {type(entry.solver).__name__}, which cannot",
+                        observable_producers(CONTACT_F),
                     )
                 if name in entry_contacts:
                     continue
@@ -266,12 +281,17 @@ class BoundCoupledSolver(BoundSolver):
             observables.entry_observables[entry],
         )
 
-    # ------------------------------------------------------------------ the coupler's own observables
+    # ------------------------------------------------------------------ the coupler's own sensors
+    def as_coupled(self, consumer: str, what: str) -> BoundCoupledSolver:
+        """This bound coupled solver (the coupler's own sensors are created on it)."""
+        del consumer, what
+        return self
+
     def interface_force_sampler(
         self, entry: str, partner: str, bodies: Any, particles: Any, sensor: str
     ) -> InterfaceForceSampler:
         """The coupling wrench on *entry*'s bodies (and force on its particles) from *partner*, sampled every
-        coupled step (see :mod:`isaaclab_contrib.coupling.observers`); raises naming the sensor and config."""
+        coupled step (see :mod:`isaaclab_contrib.coupling.interface_force`); raises naming the sensor and config."""
         return make_interface_force_sampler(
             self.solver, self.model, self.plan, type(self.cfg).__name__, entry, partner, bodies, particles, sensor
         )

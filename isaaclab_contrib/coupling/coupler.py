@@ -7,15 +7,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from isaaclab_contrib.physics.runtime.newton_vbd_manager import NewtonVBDManager
-from isaaclab_contrib.physics.sensors.coupling_diagnostics import CouplingDiagnosticsRequest
-from isaaclab_contrib.physics.sensors.interface_force import InterfaceForceRequest, InterfaceForceSensor
-from isaaclab_contrib.physics.sensors.penetration import PenetrationRequest, PenetrationSensor
 from isaaclab_contrib.utils.labels import check_regex
 
 from .binding import BoundCoupledSolver  # importing it registers the coupled solver binding
 from .coupler_cfg import CouplerAdmmCfg, CouplerProxyCfg
-from .observers import check_entry_pair
+from .coupler_internals import check_entry_pair
+from .coupling_diagnostics import CouplingDiagnosticsRequest
+from .interface_force import InterfaceForceRequest, InterfaceForceSensor
 from .ownership import CouplingPlan
+from .penetration import PenetrationRequest, PenetrationSensor
 
 if TYPE_CHECKING:
     from isaaclab_contrib.physics.simulation_context import SimulationContext
@@ -37,14 +37,13 @@ class NewtonCouplerManager(NewtonVBDManager):
 
     @classmethod
     def initialize(cls, sim_context: SimulationContext) -> None:
-        """Bind to *sim_context*; its ``solver_cfg`` must be a coupler config (validated here)."""
+        """Bind to *sim_context*; its ``solver_cfg`` must be a coupler config (the context validated it)."""
         solver_cfg = sim_context.cfg.physics.solver_cfg
         if not isinstance(solver_cfg, (CouplerAdmmCfg, CouplerProxyCfg)):
             raise TypeError(
                 f"NewtonCouplerManager needs NewtonCfg.solver_cfg to be a CouplerAdmmCfg or CouplerProxyCfg, got "
                 f"{type(solver_cfg).__name__}"
             )
-        solver_cfg.validate()
         super().initialize(sim_context)
 
     @classmethod

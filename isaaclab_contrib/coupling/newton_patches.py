@@ -24,10 +24,10 @@ transforms and receives phantom contacts against them. The solvers built here hi
 from such an entry, at construction and again after ``notify_model_changed``.
 
 ``_AdmmDiagnosticsHook`` / ``_ProxyDiagnosticsHook`` (a missing observable: Newton exposes no per-iteration
-coupling residuals). While a :class:`~isaaclab_contrib.coupling.observers.CouplingDiagnostics` is attached
+coupling residuals). While a :class:`~isaaclab_contrib.coupling.coupling_diagnostics.CouplingDiagnostics` is attached
 around a coupled step, they hand it every ADMM dual update (``_update_admm_dual``) or proxy pass
 (``_step_proxy``, ``_stash_proxy_feedback``, ``_blend_proxy_feedback``); otherwise they only call Newton's
-methods. :class:`~isaaclab_contrib.coupling.observers.CouplingDiagnostics` checks that these Newton methods
+methods. :class:`~isaaclab_contrib.coupling.coupling_diagnostics.CouplingDiagnostics` checks that these Newton methods
 exist (and names what is missing) when the diagnostics are requested.
 """
 
@@ -131,7 +131,7 @@ class _JointCoordinateUpdate:
 
 
 class _AdmmDiagnosticsHook:
-    """Mixin over ``SolverCoupledADMM``: while a :class:`~isaaclab_contrib.coupling.observers.CouplingDiagnostics`
+    """Mixin over ``SolverCoupledADMM``: while a :class:`~isaaclab_contrib.coupling.coupling_diagnostics.CouplingDiagnostics`
     is attached (``_coupling_probe``, only around the coupled steps of a program with coupling diagnostics), it
     sees every ADMM dual update, to compute that iteration's per-env primal and dual residuals. Detached, the
     solver runs exactly Newton's code."""

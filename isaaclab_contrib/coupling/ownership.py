@@ -342,7 +342,9 @@ def write_back_proxy_bodies(plan: CouplingPlan) -> None:
         mapping.bodies = ids
 
 
-def resolve_coupling(model: newton.Model, cfg: CouplerCfg, *, warn: bool = True) -> CouplingPlan:
+def resolve_coupling(
+    model: newton.Model, cfg: CouplerCfg, *, warn: bool = True, validated: bool = False
+) -> CouplingPlan:
     """Resolve and validate *cfg* over the finalized *model*.
 
     Args:
@@ -350,6 +352,8 @@ def resolve_coupling(model: newton.Model, cfg: CouplerCfg, *, warn: bool = True)
         cfg: A :class:`CouplerAdmmCfg` or :class:`CouplerProxyCfg`.
         warn: Emit :class:`CouplingWarning` for suspicious but valid setups (they are also
             returned in :attr:`CouplingPlan.warnings`).
+        validated: *cfg* was validated already (a simulation validates its configs once, when it starts); its
+            fields are then not checked again, only how they resolve over *model*.
 
     Returns:
         The :class:`CouplingPlan`: per-entry ownership, resolved proxies and contact pairs,
@@ -357,7 +361,8 @@ def resolve_coupling(model: newton.Model, cfg: CouplerCfg, *, warn: bool = True)
     """
     if not isinstance(cfg, (CouplerAdmmCfg, CouplerProxyCfg)):
         raise TypeError(f"expected a CouplerAdmmCfg or CouplerProxyCfg, got {type(cfg).__name__}")
-    cfg.validate()
+    if not validated:
+        cfg.validate()
     cls = type(cfg).__name__
     data = _ModelData(model)
     names = cfg.entry_names()

@@ -11,9 +11,11 @@ The sub-packages show the architecture:
 
 Simulation-wide configs (``SimulationCfg``, ``NewtonCfg``, model, collision pipeline and
 per-shape defaults), physics events and ``SimulationContext`` sit at this level; every public
-name is importable from ``isaaclab_contrib.physics``.
+name is importable from ``isaaclab_contrib.physics``, the solver families' names too (derived from
+:mod:`.solvers`, so a new family changes nothing here).
 """
 
+from isaaclab_contrib.physics import solvers
 from isaaclab_contrib.physics.actuators import (
     ActuatorBaseCfg,
     DCMotorCfg,
@@ -28,24 +30,7 @@ from isaaclab_contrib.physics.model_cfg import NewtonModelCfg
 from isaaclab_contrib.physics.sensors import ObservablesUnsupportedError
 from isaaclab_contrib.physics.shape_cfg import NewtonShapeCfg
 from isaaclab_contrib.physics.simulation_cfg import NewtonCfg, SimulationCfg
-from isaaclab_contrib.physics.solvers import (
-    FeatherstoneSolverCfg,
-    KaminoSolverCfg,
-    MJWarpSolverCfg,
-    MPMDeformableColliderCfg,
-    MPMSolverCfg,
-    NewtonModelSolverCfg,
-    NewtonSolverCfg,
-    SemiImplicitSolverCfg,
-    SolverBinding,
-    SolverConfigError,
-    SteelSolverCfg,
-    VBDSolverCfg,
-    XPBDSolverCfg,
-    binding_for,
-    register_binding,
-    resolve_class,
-)
+from isaaclab_contrib.physics.solvers import *  # noqa: F403  (every solver family's config and binding)
 
 from isaaclab_contrib.physics.runtime.newton_manager import NewtonManager  # isort: skip
 from isaaclab_contrib.physics.runtime.newton_vbd_manager import NewtonVBDManager  # isort: skip
@@ -56,33 +41,18 @@ __all__ = [
     "CallbackHandle",
     "DCMotorCfg",
     "DelayedPDActuatorCfg",
-    "FeatherstoneSolverCfg",
     "IdealPDActuatorCfg",
     "ImplicitActuatorCfg",
-    "KaminoSolverCfg",
-    "MJWarpSolverCfg",
-    "MPMDeformableColliderCfg",
-    "MPMSolverCfg",
     "NewtonCfg",
     "NewtonCollisionPipelineCfg",
     "NewtonManager",
     "NewtonModelCfg",
-    "NewtonModelSolverCfg",
     "NewtonShapeCfg",
-    "NewtonSolverCfg",
     "NewtonVBDManager",
     "ObservablesUnsupportedError",
     "PhysicsEvent",
-    "SemiImplicitSolverCfg",
     "SimulationCfg",
     "SimulationContext",
-    "SolverBinding",
-    "SolverConfigError",
-    "SteelSolverCfg",
-    "VBDSolverCfg",
-    "XPBDSolverCfg",
     "add_actuators",
-    "binding_for",
-    "register_binding",
-    "resolve_class",
+    *solvers.__all__,  # derived: a new solver family's exports need no line here
 ]

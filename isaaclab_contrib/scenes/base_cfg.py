@@ -16,6 +16,7 @@ adds it all to a Newton builder, in the order the asset fields are declared:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import newton
@@ -26,7 +27,7 @@ from isaaclab_contrib.utils.validation import check_fields
 
 from .asset_base import AssetBaseCfg, SpawnedAsset
 from .checks import FiniteCheck, SceneCheck
-from .replicate import env_particle_blocks, replicate_envs
+from .replicate import WorldSite, env_particle_blocks, replicate_envs
 
 __all__ = ["SceneBaseCfg"]
 
@@ -85,9 +86,14 @@ class SceneBaseCfg:
         *spawned* gives each per-env asset's prototype-local index ranges. Default: nothing.
         """
 
-    def build(self, builder: newton.ModelBuilder) -> None:
-        """Validate the scene and add it to *builder* (see the module documentation for the order)."""
+    def build(self, builder: newton.ModelBuilder, sites: Sequence[WorldSite] = ()) -> None:
+        """Validate the scene and add it to *builder* (:meth:`add_to_builder`)."""
         self.validate()
+        self.add_to_builder(builder, sites)
+
+    def add_to_builder(self, builder: newton.ModelBuilder, sites: Sequence[WorldSite] = ()) -> None:
+        """Add the scene, validated already, to *builder* (see the module documentation for the order); every env
+        gets the bodyless *sites* (:func:`~isaaclab_contrib.scenes.replicate_envs`)."""
         assets = self.assets()
         names = list(assets)
         first_env = next((i for i, name in enumerate(names) if assets[name].is_per_env()), len(names))
@@ -102,7 +108,9 @@ class SceneBaseCfg:
                 asset.prepare_builder(proto)
             spawned = {name: self._add(proto, name, asset) for name, asset in env_assets.items()}
             self.connect(proto, spawned)
-            replicate_envs(builder, proto, self.num_envs, spacing=self.env_spacing, origins=self.env_origins())
+            replicate_envs(
+                builder, proto, self.num_envs, spacing=self.env_spacing, origins=self.env_origins(), sites=sites
+            )
         for name in names[first_env:]:
             if not assets[name].is_per_env():
                 assets[name].add_to(builder, assets[name].label())

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from isaaclab_contrib.utils.labels import LabelSelector
+
 __all__ = [
     "CheckResult",
     "FiniteCheck",
@@ -76,18 +78,13 @@ def particle_points(ids: list[int], num_envs: int) -> Points:
 
 def body_points(pattern: str) -> Points:
     """Origins of the bodies whose labels match the regex *pattern* (full match), grouped by world."""
-    import re
-
     cache: dict[int, np.ndarray] = {}
 
     def points(manager: Any) -> np.ndarray:
         model = manager.get_model()
         key = id(model)
         if key not in cache:
-            regex = re.compile(pattern)
-            ids = [i for i, label in enumerate(model.body_label) if regex.fullmatch(label)]
-            if not ids:
-                raise ValueError(f"check: no body label matches {pattern!r}")
+            ids = LabelSelector(model.body_label, "body").require(pattern, "check: body_points").tolist()
             world = model.body_world.numpy()[ids]
             cache.clear()
             cache[key] = np.stack(

@@ -2,8 +2,8 @@
 
 ``launch(scene, sim)`` does what every script, env, benchmark and test would otherwise write out::
 
-    SimulationContext(sim) -> manager.create_builder() -> scene.build(builder) -> manager.set_builder(builder)
-    -> sim.reset()  # finalize, resolve, build the solver, warm up, record the step program once
+    SimulationContext(sim) -> manager.create_builder() -> scene.build(builder, manager.cl_world_sites())
+    -> manager.set_builder(builder) -> sim.reset()  # finalize, resolve, build the solver, warm up, record once
 
 with the decimation of ``sim.physics.decimation``, so ``sim.reset()`` records the step program once (no
 ``set_decimation`` afterwards).
@@ -91,14 +91,17 @@ def launch(
 ) -> SimulationContext:
     """Create the simulation context, build *scene* into the manager's builder and start the simulation.
 
-    ``SimulationContext(sim) -> create_builder() -> scene.build(builder) -> set_builder(builder) -> sim.reset()``.
-    Nothing passed in is modified: *scene* and *sim* are copied first (configs, lists and dicts; hooks are
-    shared), so the runtime's write-back of resolved proxy body ids lands in the copy
-    (``context.cfg.physics.solver_cfg``).
+    ``SimulationContext(sim) -> create_builder() -> scene.build(builder, sites) -> set_builder(builder) ->
+    sim.reset()``, where *sites* are the per-env sites the cameras requested (``manager.cl_world_sites()``), which
+    the scene's env replication gives every env. Each config is validated once: the scene here, the simulation
+    settings (and the solver) by ``SimulationContext``. Nothing passed in is modified: *scene* and *sim* are
+    copied first (configs, lists and dicts; hooks are shared), so the runtime's write-back of resolved proxy
+    body ids lands in the copy (``context.cfg.physics.solver_cfg``).
 
     Args:
-        scene: A scene config (:class:`SceneBaseCfg`: built with its ``build(builder)``), or a function
-            ``build(builder)``.
+        scene: A scene config (:class:`SceneBaseCfg`: validated, then added with its ``add_to_builder(builder,
+            sites)``), or a function ``build(builder)`` (it replicates its envs itself: with per-env cameras, it
+            passes ``manager.cl_world_sites()`` to :func:`~isaaclab_contrib.scenes.replicate_envs`).
         sim: The simulation settings. ``sim.physics.decimation`` is the decimation ``sim.reset()`` records the
             step program with. When ``sim.physics.solver_cfg`` is unset (``MISSING``), the scene's
             ``coupler_cfg()`` is the solver.
@@ -157,7 +160,7 @@ def launch(
         indices = {i: _add_camera(manager, c) for i, c in enumerate(cameras) if c.env_index is None}
         builder = manager.create_builder()
         if isinstance(scene, SceneBaseCfg):
-            scene.build(builder)
+            scene.add_to_builder(builder, manager.cl_world_sites())  # validated above
         else:
             scene(builder)
         indices.update({i: _add_camera(manager, c, builder) for i, c in enumerate(cameras) if c.env_index is not None})

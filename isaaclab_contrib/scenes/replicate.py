@@ -8,9 +8,13 @@ from typing import Any
 import newton
 import warp as wp
 
-from isaaclab_contrib.physics import NewtonManager
+__all__ = ["WorldSite", "env_particle_blocks", "env_prefixes", "replicate_envs"]
 
-__all__ = ["env_particle_blocks", "env_prefixes", "replicate_envs"]
+WorldSite = tuple[Sequence[float], str]
+"""A bodyless site in each env's frame: ``(xform, label)``, *xform* the 7 numbers ``(px, py, pz, qx, qy, qz,
+qw)`` of its transform in the env frame [m, quaternion xyzw] and *label* its label suffix (the site of env *i* is
+labelled ``/World/envs/env_{i}/{label}``). ``NewtonManager.cl_world_sites()`` lists the ones requested with
+``cl_register_site(per_world=True)``."""
 
 
 def env_prefixes(num_envs: int) -> list[str]:
@@ -43,6 +47,7 @@ def replicate_envs(
     *,
     spacing: float = 2.0,
     origins: Sequence[tuple[float, float, float]] | None = None,
+    sites: Sequence[WorldSite] = (),
 ) -> None:
     """Replicate *prototype* into *num_envs* worlds labelled ``/World/envs/env_{i}``.
 
@@ -52,13 +57,13 @@ def replicate_envs(
         num_envs: Number of envs (Newton worlds) [count].
         spacing: Distance between neighbouring env origins along x [m]; used when *origins* is not given.
         origins: Origin of each env [m]; overrides *spacing*.
-
-    Pending ``cl_register_site(per_world=True)`` requests of the active simulation are added to
-    *prototype* first (it is modified), so each env gets one bodyless site in its own frame.
+        sites: Bodyless sites to give every env (:data:`WorldSite`), added to *prototype* first (it is
+            modified) so each env gets its own, in its own frame. :func:`~isaaclab_contrib.scenes.launch` passes
+            the ``cl_register_site(per_world=True)`` requests of the simulation it starts (per-env cameras);
+            building by hand, pass ``NewtonManager.cl_world_sites()``.
     """
-    # The replication step of the kitless stack: sites requested with cl_register_site(per_world=True)
-    # go into the prototype now, so every env gets one in its own frame.
-    NewtonManager.cl_inject_sites(prototype)
+    for xform, label in sites:
+        prototype.add_site(-1, xform=wp.transform(xform[:3], xform[3:]), label=label)
     prefixes = env_prefixes(num_envs)
     if origins is not None:
         xforms = [wp.transform(origin, wp.quat_identity()) for origin in origins]

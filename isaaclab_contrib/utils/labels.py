@@ -27,7 +27,7 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["LabelSelector", "Scope", "check_regex", "compile_patterns"]
+__all__ = ["LabelSelector", "Scope", "check_regex", "check_regex_list", "compile_patterns", "label_matches"]
 
 Scope = Literal["label", "subtree", "name", "tail"]
 
@@ -51,6 +51,19 @@ def check_regex(pattern: object, where: str) -> re.Pattern:
         raise ValueError(f"{where}={pattern!r} is not a valid regular expression: {err}") from err
 
 
+def check_regex_list(value: object, where: str) -> list[re.Pattern]:
+    """Compile a list (or tuple) of regex strings (configs hold strings, not compiled patterns); raise naming
+    *where* (and the item) when *value* is not one or an item is not a valid regex (:func:`check_regex`)."""
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{where} must be a list of regex strings, got {type(value).__name__}")
+    compiled = []
+    for i, pattern in enumerate(value):
+        if not isinstance(pattern, str):
+            raise TypeError(f"{where}[{i}] must be a regex string, got {type(pattern).__name__}")
+        compiled.append(check_regex(pattern, f"{where}[{i}]"))
+    return compiled
+
+
 def compile_patterns(expr: str | Sequence[str] | None) -> re.Pattern | None:
     """One compiled regex for an Isaac Lab expression: a regex, or a non-empty list of regexes (an alternation).
 
@@ -62,6 +75,12 @@ def compile_patterns(expr: str | Sequence[str] | None) -> re.Pattern | None:
     if not patterns or not all(isinstance(p, str) for p in patterns):
         raise TypeError(f"expected a regex string or a non-empty list of regex strings, got {expr!r}")
     return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+def label_matches(pattern: str | re.Pattern, label: str, scope: Scope = "label") -> bool:
+    """Whether *pattern* selects the one *label* under *scope* (the rule :class:`LabelSelector` applies to many)."""
+    fullmatch = (re.compile(pattern) if isinstance(pattern, str) else pattern).fullmatch
+    return any(fullmatch(key) for key in _candidates(label, scope))
 
 
 class LabelSelector:
@@ -87,15 +106,7 @@ class LabelSelector:
             raise ValueError(f"LabelSelector: scope must be one of {sorted(_RULES)}, got {scope!r}")
         keys = {}
         for index, label in enumerate(self.labels):
-            if scope == "label":
-                candidates = [label]
-            elif scope == "name":
-                candidates = [label.rsplit("/", 1)[-1]]
-            elif scope == "subtree":
-                candidates = [label[:pos] for pos in _slashes(label) if pos > 0] + [label]
-            else:  # tail
-                candidates = [label] + [label[pos + 1 :] for pos in _slashes(label)]
-            for key in dict.fromkeys(candidates):
+            for key in _candidates(label, scope):
                 keys.setdefault(key, []).append(index)
         self._keys[scope] = keys
         return keys
@@ -124,6 +135,21 @@ class LabelSelector:
         shown = [label.rsplit("/", 1)[-1] if scope == "name" else label for label in self.labels if label]
         shown = list(dict.fromkeys(shown))[:count]
         return ", ".join(repr(label) for label in shown) if shown else "'<no labels>'"
+
+
+def _candidates(label: str, scope: Scope) -> list[str]:
+    """The strings *label* is matched by under *scope*, once each."""
+    if scope not in _RULES:
+        raise ValueError(f"LabelSelector: scope must be one of {sorted(_RULES)}, got {scope!r}")
+    if scope == "label":
+        candidates = [label]
+    elif scope == "name":
+        candidates = [label.rsplit("/", 1)[-1]]
+    elif scope == "subtree":
+        candidates = [label[:pos] for pos in _slashes(label) if pos > 0] + [label]
+    else:  # tail
+        candidates = [label] + [label[pos + 1 :] for pos in _slashes(label)]
+    return list(dict.fromkeys(candidates))
 
 
 def _slashes(label: str) -> list[int]:

@@ -19,10 +19,10 @@ Gains and limits are per joint DOF in the joint's units: revolute joints in [N*m
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
+from isaaclab_contrib.utils.labels import check_regex_list
 from isaaclab_contrib.utils.validation import check_fields
 
 __all__ = [
@@ -56,17 +56,9 @@ class ActuatorBaseCfg:
         owner = type(self).__name__
         check_missing(self)
         check_fields(self)
-        if isinstance(self.joint_names_expr, str) or not isinstance(self.joint_names_expr, (list, tuple)):
-            raise TypeError(f"{owner}.joint_names_expr must be a list of regex strings, got {self.joint_names_expr!r}")
+        check_regex_list(self.joint_names_expr, f"{owner}.joint_names_expr")
         if not self.joint_names_expr:
             raise ValueError(f"{owner}.joint_names_expr must name at least one joint regex")
-        for i, expr in enumerate(self.joint_names_expr):
-            if not isinstance(expr, str):
-                raise TypeError(f"{owner}.joint_names_expr[{i}] must be a regex string, got {type(expr).__name__}")
-            try:
-                re.compile(expr)
-            except re.error as err:
-                raise ValueError(f"{owner}.joint_names_expr[{i}]={expr!r} is not a valid regex: {err}") from err
 
 
 @configclass

@@ -31,6 +31,7 @@ from isaaclab_contrib.physics.sensors.observables import (
     normalize_observable_kinds,
 )
 from isaaclab_contrib.utils.labels import check_regex, compile_patterns
+from isaaclab_contrib.utils.validation import check_rotation
 
 if TYPE_CHECKING:
     from isaaclab_contrib.physics.runtime.session import ManagerSession
@@ -38,6 +39,22 @@ if TYPE_CHECKING:
 __all__ = ["SensorMethods"]
 
 logger = logging.getLogger(__name__)
+
+XFORM_ROTATION_TOLERANCE = 1.0e-4
+"""How far from 1 the norm of a site's or camera's quaternion may be (float32 ``wp.transform`` rounding)."""
+
+
+def _check_xform(xform: Any, where: str) -> tuple[float, ...]:
+    """The 7 numbers ``(px, py, pz, qx, qy, qz, qw)`` of a transform (``wp.transform`` or a sequence): finite,
+    with a unit quaternion (:func:`~isaaclab_contrib.utils.validation.check_rotation`)."""
+    try:
+        values = tuple(float(v) for v in xform)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{where}: xform must be a wp.transform (position, quaternion xyzw), got {xform!r}") from err
+    if len(values) != 7 or not all(math.isfinite(v) for v in values):
+        raise ValueError(f"{where}: xform must be 7 finite numbers (position, quaternion xyzw), got {values}")
+    check_rotation(values[3:], f"{where}: xform rotation", tolerance=XFORM_ROTATION_TOLERANCE)
+    return values
 
 
 class SensorMethods:
@@ -65,46 +82,42 @@ class SensorMethods:
                 (``wp.transform``) [m, quaternion].
             per_world: One bodyless site in each env's frame (*body_pattern* must be ``None``). Kitless,
                 the replication step is :func:`isaaclab_contrib.scenes.replicate_envs`: register the site
-                before replicating, and it is added to the prototype so every env gets a copy, labelled
-                ``"/World/envs/env_{i}/{suffix}"``. ``sim.reset()`` checks that every world got one.
+                before the scene is built, and :func:`~isaaclab_contrib.scenes.launch` passes it
+                (:meth:`cl_world_sites`) to the replication, which adds it to the prototype so every env gets a
+                copy, labelled ``"/World/envs/env_{i}/{suffix}"``. ``sim.reset()`` checks that every world got
+                one.
 
         Returns:
             The site label suffix: sites are labelled ``"{body_label}/{suffix}"``, ``"{env}/{suffix}"``
             (per world) or ``suffix`` (one global site). Identical requests share one suffix.
         """
         session = cls._active()
+        session.refuse_while_recording("cl_register_site()")
         session.require(session.instance is None, "cl_register_site must be called before start_simulation()")
         if per_world and body_pattern is not None:
             raise ValueError(f"{cls.__name__}.cl_register_site: per_world=True needs body_pattern=None")
         if body_pattern is not None:
             check_regex(body_pattern, f"{cls.__name__}.cl_register_site: body_pattern")
-        try:
-            values = tuple(float(v) for v in xform)
-        except (TypeError, ValueError) as err:
-            raise TypeError(f"{cls.__name__}.cl_register_site: xform must be a wp.transform, got {xform!r}") from err
-        if len(values) != 7 or not all(math.isfinite(v) for v in values):
-            raise ValueError(f"{cls.__name__}.cl_register_site: xform must be 7 finite numbers, got {values}")
+        values = _check_xform(xform, f"{cls.__name__}.cl_register_site")
         key = (body_pattern, bool(per_world), values)
         if key not in session.site_requests:
             session.site_requests[key] = f"site_{len(session.site_requests)}"
         return session.site_requests[key]
 
     @classmethod
-    def cl_inject_sites(cls, prototype: Any) -> int:
-        """Add the pending per-world site requests to *prototype* before it is replicated into the envs.
-
-        Called by :func:`isaaclab_contrib.scenes.replicate_envs`; a no-op without an active simulation.
-        Returns the number of sites added.
-        """
+    def cl_world_sites(cls) -> list[tuple[tuple[float, ...], str]]:
+        """The per-world site requests (``cl_register_site(per_world=True)``) as ``(xform, label suffix)``, in
+        the order they were made: what the env replication adds to every env
+        (:func:`isaaclab_contrib.scenes.replicate_envs`, to which :func:`~isaaclab_contrib.scenes.launch` passes
+        them). Empty without an active simulation."""
         session = cls._current_session()
         if session is None:
-            return 0
-        added = 0
-        for (pattern, per_world, xform), suffix in session.site_requests.items():
-            if per_world and pattern is None:
-                prototype.add_site(-1, xform=wp.transform(xform[:3], xform[3:]), label=suffix)
-                added += 1
-        return added
+            return []
+        return [
+            (xform, suffix)
+            for (pattern, per_world, xform), suffix in session.site_requests.items()
+            if per_world and pattern is None
+        ]
 
     @classmethod
     def request_extended_state_attribute(cls, attr: str) -> None:
@@ -161,6 +174,7 @@ class SensorMethods:
     def _add_legacy_request(cls, slot: str, attr: str, kind: str | None) -> None:
         """Record a legacy attribute and, where the simulation can produce it model-wide, its kind."""
         session = cls._active()
+        session.refuse_while_recording(f"request_extended_*({attr!r})")
         session.require(
             session.instance is None,
             f"request_extended_*({attr!r}) must be called before sim.reset(): the attribute is requested on the "
@@ -198,6 +212,7 @@ class SensorMethods:
         kinds, the solver (or entries) and what they support, and nothing stays requested.
         """
         session = cls._active()
+        session.refuse_while_recording("request_observables()")
         wanted = normalize_observable_kinds(kinds, f"{cls.__name__}.request_observables")
         new = wanted - session.observable_requests
         if not new:
@@ -314,8 +329,8 @@ class SensorMethods:
                 for a video).
 
         The camera sits at a site (:meth:`cl_register_site`), so add it before ``sim.reset()``, and a
-        camera fixed in the env frame before the envs are replicated
-        (:func:`isaaclab_contrib.scenes.replicate_envs`). The images render after the decimation loop of
+        camera fixed in the env frame before the scene is built (the replication adds its site to every env:
+        :meth:`cl_world_sites`, :func:`isaaclab_contrib.scenes.replicate_envs`). The images render after the decimation loop of
         every ``step()``, inside the captured graph; read them from :meth:`get_camera_sensor`.
 
         Raises:
@@ -338,6 +353,7 @@ class SensorMethods:
                 raise ValueError(f"{where}: env_index must be None or a non-negative integer, got {env_index!r}")
             if body_pattern is not None:
                 raise ValueError(f"{where}: a single-env camera (env_index) cannot ride a body; give one or the other")
+        _check_xform(xform, where)
         session = cls._active()
         site = cls.cl_register_site(body_pattern, xform, per_world=body_pattern is None and env_index is None)
         index = len(session.sensors_of(CameraRequest.kind))
@@ -407,6 +423,7 @@ class SensorMethods:
     def _add_sensor(cls, key: tuple[str, Any], request: SensorRequest) -> None:
         """Register *request* under *key*; after ``sim.reset()`` re-create the sensors (undone on failure)."""
         session = cls._active()
+        session.refuse_while_recording(f"add_*_sensor() ({request.name})")
         session.sensors[key] = request
         try:
             cls._sensors_changed(request.name)
@@ -427,4 +444,5 @@ class SensorMethods:
             "add sensors before sim.reset() to allocate once.",
             what,
         )
-        instance.refresh_sensors(session.snapshot())
+        with session.recording_requests():
+            instance.refresh_sensors(session.snapshot())

@@ -52,20 +52,20 @@ class UsdMethods:
         (Newton's importer does not author them); add them to the returned builder in code.
 
         Solver-specific USD attributes: the builder comes from :meth:`create_builder` (every solver's
-        custom attributes registered) and Newton's importer gets the schema resolvers of the solvers
-        that run the scene (:func:`~isaaclab_contrib.physics.usd.stage_io.schema_resolvers_for`). When a MuJoCo solver runs it (a
+        custom attributes registered) and Newton's importer gets the schema resolvers the bindings of the solvers
+        that run the scene name (``SolverBinding.usd_schema_resolvers``). When a MuJoCo solver runs it (a
         standalone ``MJWarpSolverCfg`` or a coupler entry with one), the ``mjc:*`` attributes authored
         for MuJoCo are imported: ``mjc:armature`` / ``mjc:frictionloss`` / ``mjc:damping`` on joints
         reach ``model.joint_armature`` / ``model.joint_friction`` / the joint damping, and so on
         (``newton:*`` values authored on the same prim keep priority). With no MuJoCo solver they are
         ignored: only Newton's own ``newton:*`` attributes (and the standard ``physics:*`` schema) are read.
         """
-        from isaaclab_contrib.physics.usd.stage_io import load_stage_into_builder, schema_resolvers_for
+        from isaaclab_contrib.physics.usd.stage_io import load_stage_into_builder, schema_resolvers
 
         session = cls._active()
         session.require(session.usd_stage is not None, "no stage attached: call attach_stage(stage) first")
         builder = cls.create_builder()
-        resolvers = schema_resolvers_for(session.solver_cfgs())
+        resolvers = schema_resolvers(session.binding.usd_schema_resolvers(session.solver_cfg))
         kwargs = {} if resolvers is None else {"schema_resolvers": resolvers}
         load_stage_into_builder(builder, session.usd_stage, **kwargs)
         cls.set_builder(builder)

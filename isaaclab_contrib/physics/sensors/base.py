@@ -12,7 +12,10 @@ step. It never branches on the kind.
 
 Adding a kind is one module here (a request and a runtime class) plus one front method in
 :mod:`isaaclab_contrib.physics.runtime.manager_sensors` that validates the arguments and
-registers the request.
+registers the request. The coupler's own kinds follow the same pattern one layer up: a module in
+:mod:`isaaclab_contrib.coupling` beside the sampler that feeds it (created on the bound coupled solver,
+:meth:`~isaaclab_contrib.physics.solvers.binding.BoundSolver.as_coupled`) plus one front method on
+``NewtonCouplerManager``.
 """
 
 from __future__ import annotations

@@ -40,14 +40,26 @@ def look_at(eye, target, up=(0.0, 0.0, 1.0)) -> wp.transform:
     """The camera transform at *eye* [m] looking at *target* [m], *up* pointing up in the image.
 
     Raises:
-        ValueError: *eye* equals *target*, or *up* is parallel to the viewing direction.
+        ValueError: *eye*, *target* or *up* is not 3 finite numbers, *eye* equals *target*, *up* is zero or
+            parallel to the viewing direction.
     """
-    eye, target, up = (np.asarray(v, dtype=np.float64).reshape(3) for v in (eye, target, up))
+    vectors = {}
+    for name, value in (("eye", eye), ("target", target), ("up", up)):
+        try:
+            vector = np.asarray(value, dtype=np.float64).reshape(3)
+        except (TypeError, ValueError):
+            raise ValueError(f"look_at: {name} must be 3 finite numbers [m], got {value!r}") from None
+        if not np.all(np.isfinite(vector)):
+            raise ValueError(f"look_at: {name} must be 3 finite numbers [m], got {vector.tolist()}")
+        vectors[name] = vector
+    eye, target, up = vectors["eye"], vectors["target"], vectors["up"]
+    if np.linalg.norm(up) < 1e-9:
+        raise ValueError(f"look_at: up must be a non-zero direction, got {up.tolist()}")
     forward = target - eye
-    if not np.all(np.isfinite(forward)) or np.linalg.norm(forward) < 1e-9:
-        raise ValueError(f"look_at: eye {eye.tolist()} and target {target.tolist()} must differ and be finite")
+    if np.linalg.norm(forward) < 1e-9:
+        raise ValueError(f"look_at: eye {eye.tolist()} and target {target.tolist()} must differ")
     z = -forward / np.linalg.norm(forward)  # the camera looks along -Z
-    x = np.cross(up, z)
+    x = np.cross(up / np.linalg.norm(up), z)
     if np.linalg.norm(x) < 1e-9:
         raise ValueError(f"look_at: up {up.tolist()} is parallel to the viewing direction")
     x /= np.linalg.norm(x)

@@ -138,40 +138,46 @@ def normalize_observable_kinds(kinds: Any, where: str) -> frozenset[str]:
     return frozenset(values)
 
 
-def unsupported_observable(manager: str, kind: str, sensors: list[str], detail: str) -> ObservablesUnsupportedError:
-    """The error for sensors that need an observable *kind* the solver(s) cannot produce, with a hint."""
+def unsupported_observable(
+    manager: str, kind: str, sensors: list[str], detail: str, producers: list[str]
+) -> ObservablesUnsupportedError:
+    """The error for sensors that need an observable *kind* the solver(s) cannot produce, with a hint.
+
+    Args:
+        producers: The solver configs whose families can produce *kind* (from their bindings:
+            :meth:`~isaaclab_contrib.physics.solvers.binding.SolverBinding.observable_kinds`).
+    """
     hint = (
-        "BODY_QDD needs MuJoCo-Warp (MJWarpSolverCfg) or Kamino entries, or NewtonCfg.body_qdd_source="
-        "'step_average' (accelerations measured from the step's velocities)"
-        if kind == BODY_QDD
-        else "CONTACT_F needs MuJoCo, XPBD, VBD, Kamino or Steel"
-        if kind == CONTACT_F
-        else "choose solvers that list it in supported_observables"
+        f"Solver configs whose solvers produce it: {', '.join(producers)}"
+        if producers
+        else "Choose solvers that list it in supported_observables"
     )
+    if kind == BODY_QDD:
+        hint += "; or NewtonCfg.body_qdd_source='step_average' (accelerations measured from the step's velocities)"
     return ObservablesUnsupportedError(
         f"{manager}: sensor(s) {sensors} need the solver observable {kind!r}, but {detail}. {hint}."
     )
 
 
-def unsupported_request(manager: str, kinds: frozenset[str], solver: Any) -> ObservablesUnsupportedError:
+def unsupported_request(
+    manager: str, kinds: frozenset[str], solver: Any, entries: dict[str, Any] | None = None
+) -> ObservablesUnsupportedError:
     """The error for ``request_observables()`` kinds the running *solver* cannot produce.
 
-    Names the kinds, the solver and what it supports, and for a coupled solver every entry and what
-    its solver supports (Newton's coupled solver exposes only the body kinds every entry that owns
-    bodies produces; contact and solver-specific kinds stay inside the entries).
+    Names the kinds, the solver and what it supports, and for a coupled solver (*entries*: entry name -> entry
+    solver) every entry and what its solver supports (Newton's coupled solver exposes only the body kinds every
+    entry that owns bodies produces; contact and solver-specific kinds stay inside the entries).
     """
     supported = sorted(solver.supported_observables)
     detail = f"{type(solver).__name__} supports {supported}"
-    entry_names = getattr(solver, "entry_names", None)
-    if callable(entry_names):
-        entries = "; ".join(
-            f"entry {name!r} runs {type(solver.solver(name)).__name__}, which supports "
-            f"{sorted(solver.solver(name).supported_observables)}"
-            for name in entry_names()
+    if entries:
+        listed = "; ".join(
+            f"entry {name!r} runs {type(entry).__name__}, which supports {sorted(entry.supported_observables)}"
+            for name, entry in entries.items()
         )
         detail += (
             f" (a coupled solver exposes only {sorted(COUPLED_MODEL_WIDE_KINDS)}, and only when every entry that "
-            f"owns bodies produces them; contact and solver-specific kinds are not available model-wide): {entries}"
+            f"owns bodies produces them; contact and solver-specific kinds are not available model-wide): {listed}"
         )
     return ObservablesUnsupportedError(
         f"{manager}.request_observables: the solver cannot produce {sorted(kinds)}: {detail}. Nothing was requested."

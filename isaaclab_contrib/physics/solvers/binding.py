@@ -23,12 +23,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from isaaclab_contrib.physics.sensors.observables import CONTACT_F, unsupported_observable, unsupported_request
-from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
+from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg, resolve_class
 
 if TYPE_CHECKING:
     import newton
 
-__all__ = ["BoundSolver", "SolverBinding", "binding_for", "joint_refusal", "register_binding", "registered_bindings"]
+__all__ = [
+    "BoundSolver",
+    "SolverBinding",
+    "binding_for",
+    "joint_refusal",
+    "observable_producers",
+    "register_binding",
+    "registered_bindings",
+]
 
 
 class SolverBinding:
@@ -96,6 +104,27 @@ class SolverBinding:
         del cfg
         return int(newton.StateFlags.NONE)
 
+    # ------------------------------------------------------------------ observables
+    def observable_kinds(self, cfg_class: type[NewtonSolverCfg]) -> frozenset[str]:
+        """The observable kinds a solver of the family can produce at most: what its Newton solver class
+        declares (``SUPPORTED_OBSERVABLES``; an instance may support fewer, e.g. by backend). Errors about an
+        unsupported kind name the families that declare it. Default: read from *cfg_class*'s solver class;
+        nothing for a config that names none."""
+        if not cfg_class.solver_class_path:
+            return frozenset()
+        solver_class = resolve_class(cfg_class.solver_class_path, owner=cfg_class.__name__, field="solver_class_path")
+        return frozenset(solver_class.SUPPORTED_OBSERVABLES)
+
+    # ------------------------------------------------------------------ USD
+    def usd_schema_resolvers(self, cfg: NewtonSolverCfg) -> list[type]:
+        """Newton USD schema resolver classes (``newton.usd.SchemaResolver*``) whose solver-specific attributes
+        the solver reads, beyond Newton's own ``newton:*`` attributes and the standard ``physics:*`` schema.
+        ``instantiate_builder_from_stage`` hands them to Newton's importer, after ``SchemaResolverNewton`` (a
+        ``newton:*`` value authored on the same prim keeps priority), when a solver of the family runs the scene.
+        Default: none."""
+        del cfg
+        return []
+
     # ------------------------------------------------------------------ construction
     def build(self, cfg: NewtonSolverCfg, model: Any) -> newton.solvers.SolverBase:
         """Construct the Newton solver on *model* (a finalized ``Model`` or an entry ``ModelView``)."""
@@ -122,6 +151,9 @@ class BoundSolver:
         model: The finalized ``Model`` (or the entry ``ModelView``) it runs on.
         solver: The Newton solver.
     """
+
+    entries: dict[str, BoundSolver] = {}
+    """The bound solvers of a coupled build's entries, by entry name (none for a single solver)."""
 
     def __init__(self, binding: SolverBinding, cfg: NewtonSolverCfg, model: Any, solver: Any):
         self.binding = binding
@@ -185,6 +217,18 @@ class BoundSolver:
     def commit(self) -> None:
         """Called once the build this solver belongs to was swapped in. Default: nothing."""
 
+    def as_coupled(self, consumer: str, what: str) -> Any:
+        """The bound coupled solver of this build, on which the coupler's own sensors are created
+        (:class:`~isaaclab_contrib.coupling.binding.BoundCoupledSolver` returns itself).
+
+        Raises:
+            TypeError: This build runs a single solver; names *consumer* and *what* it is.
+        """
+        raise TypeError(
+            f"{consumer}: {what} needs a coupled simulation (NewtonCfg.solver_cfg a CouplerAdmmCfg or CouplerProxyCfg, "
+            f"run by NewtonCouplerManager); this simulation runs {type(self.solver).__name__}"
+        )
+
     def check_actuated_joints(self, joints: list[int], manager: str) -> None:
         """Refuse explicit actuators on *joints* (model joint indices) that this solver would not follow.
 
@@ -213,7 +257,8 @@ class BoundSolver:
         """Raise naming the solver when kinds asked for with ``request_observables()`` cannot be produced."""
         missing = kinds - self.supported_observables
         if missing:
-            raise unsupported_request(manager, missing, self.solver)
+            entries = {name: entry.solver for name, entry in self.entries.items()}
+            raise unsupported_request(manager, missing, self.solver, entries)
 
     def allocate_observables(
         self, kinds: frozenset[str], consumers: dict[str, frozenset[str]], contacts: Any, manager: str, **_: Any
@@ -230,11 +275,21 @@ class BoundSolver:
         for kind in sorted(kinds - supported):
             users = [n for n, ks in consumers.items() if kind in ks]
             raise unsupported_observable(
-                manager, kind, users, f"{type(self.solver).__name__} supports only {sorted(supported)}"
+                manager,
+                kind,
+                users,
+                f"{type(self.solver).__name__} supports only {sorted(supported)}",
+                observable_producers(kind),
             )
         if CONTACT_F in kinds and contacts is None:
             users = [n for n, k in consumers.items() if CONTACT_F in k]
-            raise unsupported_observable(manager, CONTACT_F, users, "the simulation has no collision pipeline contacts")
+            raise unsupported_observable(
+                manager,
+                CONTACT_F,
+                users,
+                "the simulation has no collision pipeline contacts",
+                observable_producers(CONTACT_F),
+            )
         return self.solver.observables(kinds, contacts=contacts if CONTACT_F in kinds else None)
 
     def contact_host(
@@ -298,7 +353,15 @@ def binding_for(cfg: NewtonSolverCfg) -> SolverBinding:
     raise TypeError(
         f"{type(cfg).__name__} has no solver binding: it names no Newton solver (solver_class_path is empty). "
         "Use a concrete solver config, a coupler config (import isaaclab_contrib.coupling), or register a binding "
-        "with isaaclab_contrib.physics.bindings.register_binding."
+        "with isaaclab_contrib.physics.solvers.register_binding."
+    )
+
+
+def observable_producers(kind: str) -> list[str]:
+    """The registered solver configs whose families can produce the observable *kind*
+    (:meth:`SolverBinding.observable_kinds`), by class name, sorted."""
+    return sorted(
+        cfg_class.__name__ for cfg_class, binding in _REGISTRY.items() if kind in binding.observable_kinds(cfg_class)
     )
 
 

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
-
 from typing import ClassVar
 
 from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg
@@ -75,9 +70,22 @@ class MJWarpSolverCfg(NewtonSolverCfg):
 
 class MuJoCoBinding(SolverBinding):
     """MuJoCo-Warp: registers its custom attributes; consumes pipeline contacts only with
-    ``use_mujoco_contacts=False``; the MuJoCo CPU backend runs on the host and is never captured."""
+    ``use_mujoco_contacts=False``; the MuJoCo CPU backend runs on the host and is never captured; reads the
+    ``mjc:*`` USD attributes."""
 
     family = "mujoco"
+
+    def usd_schema_resolvers(self, cfg: MJWarpSolverCfg) -> list[type]:
+        """``SchemaResolverMjc``: the ``mjc:*`` attributes authored for MuJoCo reach the model. On joints
+        ``mjc:armature`` -> ``joint_armature``, ``mjc:frictionloss`` -> ``joint_friction``, ``mjc:damping``,
+        ``mjc:stiffness``, ``mjc:springref``, ``mjc:ref`` and ``mjc:actuatorfrcrange``; on shapes ``mjc:margin``,
+        ``mjc:gap``, ``mjc:solref``, ``mjc:maxhullvert``, ``mjc:shellinertia``; MuJoCo's scene options and
+        materials. The resolver needs the MuJoCo custom attributes on the builder, which the manager's
+        ``create_builder()`` registers."""
+        from newton.usd import SchemaResolverMjc
+
+        del cfg
+        return [SchemaResolverMjc]
 
     def needs_collision_pipeline(self, cfg: MJWarpSolverCfg) -> bool:
         return not cfg.use_mujoco_contacts

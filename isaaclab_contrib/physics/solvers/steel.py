@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
-
 from typing import ClassVar, Literal
 
 from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg

@@ -18,7 +18,7 @@ __all__ = [
     "find_env_prims",
     "load_stage_into_builder",
     "sanitize_prim_path",
-    "schema_resolvers_for",
+    "schema_resolvers",
     "set_time_range",
     "write_body_transforms",
     "write_points",
@@ -48,37 +48,26 @@ def find_env_prims(stage: Any) -> list[str]:
     return [path for _, path in sorted(found)]
 
 
-def schema_resolvers_for(solver_cfgs: Sequence[Any]) -> list[Any] | None:
-    """The USD schema resolvers Newton's importer needs for the solvers that will run the stage.
+def schema_resolvers(extra: Sequence[type]) -> list[Any] | None:
+    """The USD schema resolvers for Newton's importer (``add_usd(schema_resolvers=...)``).
 
-    Newton's ``add_usd`` reads only ``newton:*`` solver attributes by default
-    (``SchemaResolverNewton``). When a MuJoCo solver runs the scene (a standalone
-    :class:`~.mjwarp_cfg.MJWarpSolverCfg`, or a coupler entry with one; any config whose solver class
-    is ``newton.solvers.SolverMuJoCo``), ``SchemaResolverMjc`` is added after it, so the ``mjc:*``
-    attributes authored for MuJoCo reach the model: on joints ``mjc:armature`` ->
-    ``joint_armature``, ``mjc:frictionloss`` -> ``joint_friction``, ``mjc:damping``, ``mjc:stiffness``,
-    ``mjc:springref``, ``mjc:ref`` and ``mjc:actuatorfrcrange``; on shapes ``mjc:margin``,
-    ``mjc:gap``, ``mjc:solref``, ``mjc:maxhullvert``, ``mjc:shellinertia``; MuJoCo's scene options and
-    materials. A ``newton:*`` value authored on the same prim keeps priority. The resolver needs
-    the MuJoCo custom attributes on the builder, which the manager's ``create_builder()`` registers
-    for these configs.
+    Newton's ``add_usd`` reads only ``newton:*`` solver attributes by default (``SchemaResolverNewton``).
+
+    Args:
+        extra: The resolver classes the solvers that will run the stage read attributes through, in priority
+            order (each family's binding names them:
+            :meth:`~isaaclab_contrib.physics.solvers.binding.SolverBinding.usd_schema_resolvers`; MuJoCo-Warp's is
+            ``SchemaResolverMjc``, for the ``mjc:*`` attributes).
 
     Returns:
-        The resolvers in priority order, or ``None`` (Newton's default) when no MuJoCo solver runs: other
-        solvers ignore ``mjc:*`` attributes, which are then not imported.
+        ``SchemaResolverNewton`` then *extra* (a ``newton:*`` value authored on the same prim keeps priority), or
+        ``None`` (Newton's default) when *extra* is empty: attributes for other solvers are then not imported.
     """
-    from newton.solvers import SolverMuJoCo
-
-    runs_mujoco = False
-    for cfg in solver_cfgs:
-        solver_class = cfg.solver_class() if hasattr(cfg, "solver_class") else None
-        if isinstance(solver_class, type) and issubclass(solver_class, SolverMuJoCo):
-            runs_mujoco = True
-    if not runs_mujoco:
+    if not extra:
         return None
-    from newton.usd import SchemaResolverMjc, SchemaResolverNewton
+    from newton.usd import SchemaResolverNewton
 
-    return [SchemaResolverNewton(), SchemaResolverMjc()]
+    return [SchemaResolverNewton(), *(resolver() for resolver in extra)]
 
 
 def load_stage_into_builder(builder: Any, stage: Any, **add_usd_kwargs: Any) -> list[str]:
@@ -187,13 +176,18 @@ def write_body_transforms(
 
     Prims whose parent is transformed receive the pose relative to the parent. Entries whose path
     is ``None`` or not on the stage are skipped. Returns the number of prims written.
-    """
-    from pxr import Usd, UsdGeom
 
-    code = Usd.TimeCode.Default() if time_code is None else Usd.TimeCode(time_code)
+    Raises:
+        ValueError: *body_q* is not numbers of shape ``(len(prim_paths), 7)`` (nothing is written then). Non-finite
+            poses (a diverged simulation) are written as they are.
+    """
+    from pxr import UsdGeom
+
+    body_q = _checked_rows(body_q, 7, "write_body_transforms: body_q", rows=len(prim_paths))
+    code = _time_code(time_code, "write_body_transforms")
     cache = UsdGeom.XformCache(code)
     written = 0
-    for path, pose in zip(prim_paths, body_q, strict=False):
+    for path, pose in zip(prim_paths, body_q, strict=True):
         if path is None:
             continue
         prim = stage.GetPrimAtPath(path)
@@ -214,15 +208,43 @@ def write_body_transforms(
 
 
 def write_points(stage: Any, prim_path: str, points: np.ndarray, time_code: float | None = None) -> None:
-    """Set the ``points`` of the ``UsdGeom.Points`` prim at *prim_path* (world frame) [m]."""
-    from pxr import Gf, Usd, UsdGeom, Vt
+    """Set the ``points`` of the ``UsdGeom.Points`` prim at *prim_path* (world frame) [m].
 
+    Raises:
+        ValueError: *points* is not numbers of shape ``(n, 3)``, or the prim is not a ``UsdGeom.Points`` (nothing
+            is written then). Non-finite points (a diverged simulation) are written as they are.
+    """
+    from pxr import Gf, UsdGeom, Vt
+
+    points = _checked_rows(points, 3, f"write_points({prim_path!r}): points")
     prim = stage.GetPrimAtPath(prim_path)
     if not prim or not prim.IsA(UsdGeom.Points):
         raise ValueError(f"{prim_path!r} is not a UsdGeom.Points prim on the stage")
-    code = Usd.TimeCode.Default() if time_code is None else Usd.TimeCode(time_code)
+    code = _time_code(time_code, "write_points")
     values = Vt.Vec3fArray([Gf.Vec3f(*(float(c) for c in p)) for p in points])
     UsdGeom.Points(prim).GetPointsAttr().Set(values, code)
+
+
+def _checked_rows(values: Any, width: int, where: str, rows: int | None = None) -> np.ndarray:
+    """*values* as a ``(rows, width)`` float array, or a ``ValueError`` naming *where*."""
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{where} must be an array of numbers, got {type(values).__name__}") from err
+    if array.ndim != 2 or array.shape[1] != width or (rows is not None and array.shape[0] != rows):
+        expected = f"({rows if rows is not None else 'n'}, {width})"
+        raise ValueError(f"{where} must have shape {expected}, got {array.shape}")
+    return array
+
+
+def _time_code(time_code: float | None, where: str) -> Any:
+    from pxr import Usd
+
+    if time_code is None:
+        return Usd.TimeCode.Default()
+    if isinstance(time_code, bool) or not isinstance(time_code, (int, float, np.number)) or not np.isfinite(time_code):
+        raise ValueError(f"{where}: time_code must be None or a finite number, got {time_code!r}")
+    return Usd.TimeCode(float(time_code))
 
 
 def set_time_range(stage: Any, start: float, end: float, codes_per_second: float) -> None:

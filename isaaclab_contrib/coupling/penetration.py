@@ -8,21 +8,113 @@ its contact sphere with the shape, the gap Newton's soft contacts close). It *tu
 inside a shape at the end of the env step (it passed the surface: a contact pushes it out through the nearest
 face, possibly the far one), or when, in the shape's frame, it moved straight through a shape during the env
 step (both ends outside; found by sphere tracing the segment). Which entries' particles and shapes are compared
-is resolved by the coupled bound solver
+(:func:`resolve_penetration`) is resolved by the coupled bound solver
 (:meth:`~isaaclab_contrib.coupling.binding.BoundCoupledSolver.penetration_pairs`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import warp as wp
 
 from isaaclab_contrib.physics.sensors.base import SensorBuild, SensorRequest, SensorRuntime
-from isaaclab_contrib.physics.sensors.interface_force import coupled_factory
 
-__all__ = ["PenetrationRequest", "PenetrationSensor"]
+from .coupler_internals import check_entry_pair, env_layout, gather_rows_kernel, select_bodies
 
+__all__ = [
+    "PENETRATION_SHAPE_TYPES",
+    "PenetrationPairs",
+    "PenetrationRequest",
+    "PenetrationSensor",
+    "resolve_penetration",
+]
+
+PENETRATION_SHAPE_TYPES = {3: "sphere", 4: "capsule", 6: "cylinder", 7: "box", 8: "mesh", 10: "convex mesh"}
+"""``newton.GeoType`` values the penetration sensor measures (Newton 1.8 numbering) -> names."""
+
+
+@dataclass
+class PenetrationPairs:
+    """The particles and rigid shapes a penetration sensor compares, per env."""
+
+    particle_entry: str
+    rigid_entry: str
+    particles: np.ndarray
+    """``(num_envs, num_particles)`` model particle ids."""
+    shapes: np.ndarray
+    """``(num_envs, num_shapes)`` model shape ids (collision shapes on bodies)."""
+
+
+def resolve_penetration(
+    model: Any, plan: Any, coupler: str, entry: str, partner: str, bodies: Sequence[str] | None, what: str
+) -> PenetrationPairs:
+    """The particles of one of the two entries against the body shapes of the other.
+
+    The entry owning particles is the particle side and the one owning collision shapes on bodies the rigid
+    side; when both could be either, *entry* is the particle side. *bodies* (label regexes) selects bodies of
+    the rigid side.
+    """
+    import newton
+
+    check_entry_pair(plan.entries, coupler, entry, partner, what)
+    shape_body = model.shape_body.numpy() if model.shape_count else np.zeros(0, dtype=np.int32)
+    shape_flags = model.shape_flags.numpy() if model.shape_count else np.zeros(0, dtype=np.int32)
+    collide = int(newton.ShapeFlags.COLLIDE_PARTICLES)
+
+    def body_shapes(name: str) -> list[int]:
+        # The shapes on the entry's bodies, whether or not the entry owns them: an entry that leaves its body
+        # shapes to no solver (``include_body_shapes=False``, e.g. a proxied robot) still carries them, and the
+        # proxies' copies collide with the particles.
+        own = plan.entries[name]
+        bodies_of_entry = set(own.bodies)
+        on_bodies = set(own.shapes) | {s for s in range(len(shape_body)) if shape_body[s] in bodies_of_entry}
+        return sorted(s for s in on_bodies if shape_body[s] >= 0 and shape_flags[s] & collide)
+
+    def describe(name: str) -> str:
+        own = plan.entries[name]
+        return (
+            f"{name!r} owns {len(own.particles)} particles and {len(body_shapes(name))} particle-colliding body shapes"
+        )
+
+    if plan.entries[entry].particles and body_shapes(partner):
+        particle_entry, rigid_entry = entry, partner
+    elif plan.entries[partner].particles and body_shapes(entry):
+        particle_entry, rigid_entry = partner, entry
+    else:
+        raise ValueError(
+            f"{what}: a penetration sensor compares the particles of one entry with the rigid shapes on bodies of the "
+            f"other, but {describe(entry)} and {describe(partner)}"
+        )
+    shapes = body_shapes(rigid_entry)
+    if bodies is not None:
+        selected = select_bodies(model, bodies, set(plan.entries[rigid_entry].bodies), rigid_entry, coupler, what)
+        shapes = [s for s in shapes if int(shape_body[s]) in selected]
+        if not shapes:
+            raise ValueError(f"{what}: bodies={list(bodies)!r} selects no body with a particle-colliding shape")
+    types = model.shape_type.numpy()
+    unsupported = [s for s in shapes if int(types[s]) not in PENETRATION_SHAPE_TYPES]
+    if unsupported:
+        labels = [f"{model.shape_label[s]} (GeoType {int(types[s])})" for s in unsupported[:4]]
+        raise ValueError(
+            f"{what}: shapes {labels} of entry {rigid_entry!r} have a type the penetration sensor does not measure; "
+            f"supported: {sorted(PENETRATION_SHAPE_TYPES.values())}. Narrow bodies= to bodies with such shapes"
+        )
+    envs = max(int(model.world_count), 1)
+    return PenetrationPairs(
+        particle_entry=particle_entry,
+        rigid_entry=rigid_entry,
+        particles=env_layout(
+            plan.entries[particle_entry].particles, model.particle_world.numpy(), envs, f"{what}: the particles"
+        ),
+        shapes=env_layout(shapes, model.shape_world.numpy(), envs, f"{what}: the rigid shapes"),
+    )
+
+
+# --------------------------------------------------------------------------------------------- measurement
 _FAR = wp.constant(1.0e6)
 _TRACE_EPS = wp.constant(1.0e-6)
 _TRACE_STEPS = wp.constant(64)
@@ -74,18 +166,6 @@ def _segment_hits(geo: int, scale: wp.vec3, mesh: wp.uint64, a: wp.vec3, b: wp.v
         if t >= 1.0:
             return 0
     return 0
-
-
-@wp.kernel(enable_backward=False)
-def _snapshot_particles_kernel(
-    fresh: wp.array(dtype=wp.int32),
-    particles: wp.array(dtype=wp.int32),
-    particle_q: wp.array(dtype=wp.vec3),
-    previous: wp.array(dtype=wp.vec3),
-):
-    i = wp.tid()
-    if fresh[0] != 0:
-        previous[i] = particle_q[particles[i]]
 
 
 @wp.kernel(enable_backward=False)
@@ -197,7 +277,7 @@ class PenetrationSensor:
     """What :meth:`NewtonCouplerManager.get_penetration_sensor` returns (zero-copy torch views, updated at the end
     of every env step inside the captured step)."""
 
-    def __init__(self, pairs: Any, model: Any):
+    def __init__(self, pairs: PenetrationPairs, model: Any):
         device = model.device
         self.particle_entry = pairs.particle_entry
         """Entry whose particles are measured."""
@@ -241,7 +321,7 @@ class PenetrationSensor:
         """On the first substep of an env step: remember where the particles and shapes start."""
         device = self._model.device
         wp.launch(
-            _snapshot_particles_kernel,
+            gather_rows_kernel(wp.vec3),
             dim=self._particles.shape[0],
             inputs=[self._fresh, self._particles, state.particle_q],
             outputs=[self._previous_q],
@@ -320,10 +400,9 @@ class PenetrationRequest(SensorRequest):
         return (self.entry, self.partner, self.bodies) == (entry, partner, bodies)
 
     def create(self, build: SensorBuild) -> SensorRuntime:
-        factory = coupled_factory(build, "penetration_pairs", self.name, "a penetration sensor")
-        return _PenetrationRuntime(
-            PenetrationSensor(factory(self.entry, self.partner, self.bodies, self.name), build.model)
-        )
+        coupled = build.bound.as_coupled(self.name, "a penetration sensor")
+        pairs = coupled.penetration_pairs(self.entry, self.partner, self.bodies, self.name)
+        return _PenetrationRuntime(PenetrationSensor(pairs, build.model))
 
 
 class _PenetrationRuntime(SensorRuntime):
