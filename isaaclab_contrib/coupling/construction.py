@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from isaaclab_contrib.physics.solvers.binding import SolverBinding, binding_for
 
 from .coupler_cfg import HIDEABLE_ELEMENTS, CouplerAdmmCfg, CouplerCfg, CouplerEntryCfg, CouplerProxyCfg, _callable_name
+from .kinematic import gravity_override, install_prescribed_poses
 from .newton_patches import coupled_solver_classes
 from .ownership import CouplingPlan, resolve_coupling, write_back_proxy_bodies
 
@@ -146,16 +147,20 @@ def _view_contents(cfg: CouplerCfg, entry: CouplerEntryCfg, plan: CouplingPlan, 
 
 
 def _view_hook(cfg: CouplerCfg, entry: CouplerEntryCfg) -> Callable[[Any], None] | None:
-    """The ``configure_view`` Newton calls for *entry*: hide the listed element kinds, then the user's hook."""
+    """The ``configure_view`` Newton calls for *entry*: hide the listed element kinds, set the entry's gravity,
+    then the user's hook."""
     counts = [HIDEABLE_ELEMENTS[name] for name in entry.hide_elements]
     user_hook = entry.configure_view
-    if not counts and user_hook is None:
+    gravity = None if entry.gravity is None else tuple(entry.gravity)
+    if not counts and user_hook is None and gravity is None:
         return None
     where = f"{type(cfg).__name__}.entries[{entry.name!r}].configure_view"
 
     def configure_view(view) -> None:
         for count in counts:
             setattr(view, count, 0)
+        if gravity is not None:
+            gravity_override(view, gravity)
         if user_hook is not None:
             _call_hook(user_hook, (view,), where)
 
@@ -300,6 +305,7 @@ def build_coupled_solver(
         config = SolverCoupledProxy.Config(proxies=proxies, iterations=coupler_cfg.iterations)
         solver = proxy_cls(model, entries, config)
     solver._update_joint_coordinates = bool(coupler_cfg.update_joint_coordinates)
+    install_prescribed_poses(solver, coupler_cfg)  # kinematic proxies: end poses into the destination
     run_post_build_hooks(solver, model, coupler_cfg)
     if write_back:
         write_back_proxy_bodies(plan)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import inspect
 import numbers
-import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Literal
 
@@ -20,6 +19,7 @@ from isaaclab_contrib.physics.collision_cfg import NewtonCollisionPipelineCfg
 from isaaclab_contrib.physics.model_cfg import NewtonModelCfg
 from isaaclab_contrib.physics.solvers.base import NewtonModelSolverCfg, NewtonSolverCfg
 from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
+from isaaclab_contrib.utils.labels import check_regex, check_regex_list
 from isaaclab_contrib.utils.validation import check_fields, nested
 
 __all__ = [
@@ -48,22 +48,6 @@ HIDEABLE_ELEMENTS: dict[str, str] = {
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _check_regex(pattern: str, where: str) -> None:
-    try:
-        re.compile(pattern)
-    except re.error as err:
-        raise ValueError(f"{where}={pattern!r} is not a valid regular expression: {err}") from err
-
-
-def _check_regex_list(value: Any, where: str) -> None:
-    if not isinstance(value, (list, tuple)):
-        raise TypeError(f"{where} must be a list of regex strings, got {type(value).__name__}")
-    for i, pattern in enumerate(value):
-        if not isinstance(pattern, str):
-            raise TypeError(f"{where}[{i}] must be a regex string, got {type(pattern).__name__}")
-        _check_regex(pattern, f"{where}[{i}]")
 
 
 def _check_callable(value: Any, where: str, arguments: str, arity: int) -> None:
@@ -134,7 +118,7 @@ class CouplerEntryCfg:
     selected by label, and particles by index.
     """
 
-    _ranges: ClassVar[dict[str, str]] = {"substeps": ">= 1"}
+    _ranges: ClassVar[dict[str, str]] = {"substeps": ">= 1", "gravity": "any"}
 
     name: str = MISSING
     """Unique entry name; coupling interfaces refer to the entry by it."""
@@ -164,6 +148,11 @@ class CouplerEntryCfg:
     in_place: bool = False
     """Step in place (input and output state are the same buffer). Only for solvers whose stepping
     contract allows it, such as implicit MPM, which requires it."""
+    gravity: tuple[float, float, float] | None = None
+    """Gravity this entry's solver steps with [m/s^2], the same vector in every world, in place of the model's
+    (``None``: the model's gravity). It replaces ``gravity`` on the entry's ``ModelView`` only, so the other
+    entries and the model keep theirs. Newton's ``cloth_franka`` / ``softbody_franka`` step the robot with
+    ``(0, 0, 0)`` while the deformable falls under the model's gravity. Any finite vector."""
     hide_elements: list[HideableElement] = []
     """Element kinds of the model this entry's solver does not see: ``"springs"``, ``"triangles"``,
     ``"edges"`` (bending), ``"tetrahedra"``. Their counts on the entry's ``ModelView`` are set to zero,
@@ -216,15 +205,21 @@ class CouplerEntryCfg:
             )
         with nested(f"{where}.solver_cfg"):
             solver_cfg.validate()
-        _check_regex_list(self.bodies, f"{where}.bodies")
+        check_regex_list(self.bodies, f"{where}.bodies")
         _check_index_list(self.body_ids, f"{where}.body_ids")
         _check_index_list(self.particles, f"{where}.particles")
-        _check_regex_list(self.shape_label_patterns, f"{where}.shape_label_patterns")
+        check_regex_list(self.shape_label_patterns, f"{where}.shape_label_patterns")
         _check_hide_elements(self.hide_elements, f"{where}.hide_elements")
         _check_callable(self.configure_view, f"{where}.configure_view", "the entry's ModelView", 1)
         _check_callable(self.post_build, f"{where}.post_build", "(entry solver, entry ModelView)", 2)
         if self.all_particles and self.particles:
             raise ValueError(f"{where}: set either all_particles=True or particles, not both")
+        if getattr(solver_cfg, "integrate_with_external_rigid_solver", False) and (self.bodies or self.body_ids):
+            raise ValueError(
+                f"{where}: solver_cfg.integrate_with_external_rigid_solver=True, but the entry owns bodies "
+                f"(bodies={list(self.bodies)!r}, body_ids={list(self.body_ids)!r}) that its solver would never "
+                "move; give them to the driving entry and proxy them in with CouplerProxyMappingCfg(kinematic=True)"
+            )
         if type(solver_cfg).requires_in_place and not self.in_place:
             raise ValueError(
                 f"{where}.in_place must be True: {type(solver_cfg).__name__} steps input and output state in "
@@ -353,17 +348,30 @@ class CouplerProxyMappingCfg:
     proxy_relaxation_max: float = 1.0
     """Upper bound of the Aitken relaxation factor [dimensionless]."""
     one_way: bool = False
-    """One-way (kinematic) coupling: the destination sees the proxies as driven bodies that its contacts
-    cannot push (their mass and inertia scaled by :attr:`kinematic_mass_scale`), and no reaction goes back to
-    the source (the lagged feedback is never taken in: Newton's ``proxy_relaxation`` is 0). A robot then
-    drives the deformable and feels nothing, as in Newton's ``cloth_franka`` / ``softbody_franka`` examples.
+    """One-way coupling with heavy proxies: the destination still integrates the proxies, as bodies its contacts
+    barely push (mass and inertia scaled by :attr:`kinematic_mass_scale`), and no reaction goes back to the
+    source (Newton's ``proxy_relaxation`` is 0). A robot then drives the deformable and feels nothing. For
+    prescribed poses exactly as Newton's ``cloth_franka`` / ``softbody_franka`` examples, use :attr:`kinematic`.
     It sets the feedback and mass scaling itself, so :attr:`mass_scale`, :attr:`proxy_relaxation` and
     :attr:`proxy_relaxation_mode` must keep their defaults."""
     kinematic_mass_scale: float = 1.0e6
     """Mass scale of the proxies with :attr:`one_way` [dimensionless]."""
+    kinematic: bool = False
+    """Kinematic (prescribed-pose) coupling, as Newton's ``cloth_franka`` / ``softbody_franka`` examples drive a
+    deformable: the destination does not integrate the proxy bodies at all, it reads their poses at the start and
+    at the end of the step (and the end velocity) from the source, and nothing goes back to the source (Newton's
+    ``proxy_relaxation`` is 0). Needs a VBD destination with
+    :attr:`~isaaclab_contrib.physics.VBDSolverCfg.integrate_with_external_rigid_solver` (Newton's only solver
+    that takes externally integrated bodies), stepping once per coupled step (``substeps=1``, not in place),
+    body proxies only (no :attr:`particles` or :attr:`joints`), ``mode="lagged"``, and the feedback fields
+    (:attr:`mass_scale`, :attr:`proxy_relaxation`, :attr:`proxy_relaxation_mode`, :attr:`one_way`) at their
+    defaults. Unlike :attr:`one_way`, the proxies are not heavy bodies: their motion is exactly the source's.
+    True or False."""
 
     def newton_feedback(self) -> tuple[float, float, str]:
         """``(mass_scale, proxy_relaxation, proxy_relaxation_mode)`` passed to Newton's ``Proxy``."""
+        if self.kinematic:  # the destination does not integrate the proxies; their masses are never read
+            return 1.0, 0.0, "fixed"
         if self.one_way:
             return float(self.kinematic_mass_scale), 0.0, "fixed"
         return float(self.mass_scale), float(self.proxy_relaxation), self.proxy_relaxation_mode
@@ -381,7 +389,7 @@ class CouplerProxyMappingCfg:
             raise TypeError(f"{owner}.bodies must be a list of regex strings or body ids")
         for i, selector in enumerate(self.bodies):
             if isinstance(selector, str):
-                _check_regex_list([selector], f"{owner}.bodies[{i}]")
+                check_regex(selector, f"{owner}.bodies[{i}]")
             elif _is_int(selector):
                 if selector < 0:
                     raise ValueError(f"{owner}.bodies[{i}]={selector} must be >= 0")
@@ -397,7 +405,7 @@ class CouplerProxyMappingCfg:
         joint_ids: list[int] = []
         for i, selector in enumerate(self.joints):
             if isinstance(selector, str):
-                _check_regex(selector, f"{owner}.joints[{i}]")
+                check_regex(selector, f"{owner}.joints[{i}]")
             elif _is_int(selector):
                 if selector < 0:
                     raise ValueError(f"{owner}.joints[{i}]={selector} must be >= 0")
@@ -436,6 +444,28 @@ class CouplerProxyMappingCfg:
                 raise ValueError(
                     f"{owner}.one_way=True sets the proxies' mass scale (kinematic_mass_scale) and turns the feedback "
                     f"off; leave {', '.join(changed)} at the default"
+                )
+        if self.kinematic:
+            changed = [
+                f"{name}={getattr(self, name)!r}"
+                for name, default in (
+                    ("one_way", False),
+                    ("mode", "lagged"),
+                    ("mass_scale", 1.0),
+                    ("proxy_relaxation", 1.0),
+                    ("proxy_relaxation_mode", "fixed"),
+                )
+                if getattr(self, name) != default
+            ]
+            if changed:
+                raise ValueError(
+                    f"{owner}.kinematic=True prescribes the proxies' poses and sends nothing back; leave "
+                    f"{', '.join(changed)} at the default"
+                )
+            if self.particles or self.joints:
+                raise ValueError(
+                    f"{owner}.kinematic=True drives bodies only (Newton's external rigid integration); move "
+                    f"particles={list(self.particles)!r} / joints={list(self.joints)!r} to a separate mapping"
                 )
         pipeline = self.collision_pipeline
         if pipeline is not None and not isinstance(pipeline, NewtonCollisionPipelineCfg) and not callable(pipeline):
@@ -492,6 +522,37 @@ class CouplerProxyCfg(CouplerCfg):
                 value = getattr(mapping, field)
                 if value not in names:
                     raise ValueError(f"{where}.{field}={value!r} is not an entry name; entries: {sorted(names)}")
+        self._validate_external_rigid_destinations()
+
+    def _validate_external_rigid_destinations(self) -> None:
+        """A kinematic mapping needs a destination that takes external bodies, and such a destination takes
+        body proxies only through kinematic mappings (others would stay frozen where it reads them)."""
+        cls = type(self).__name__
+        entries = {entry.name: entry for entry in self.entries}
+        for i, mapping in enumerate(self.proxies):
+            where = f"{cls}.proxies[{i}]"
+            entry = entries[mapping.destination]
+            external = bool(getattr(entry.solver_cfg, "integrate_with_external_rigid_solver", False))
+            if mapping.kinematic and not external:
+                raise ValueError(
+                    f"{where}.kinematic=True, but the destination entry {entry.name!r} "
+                    f"({type(entry.solver_cfg).__name__}) integrates its bodies itself; kinematic proxies need a "
+                    "VBDSolverCfg(integrate_with_external_rigid_solver=True) destination (Newton's only solver "
+                    "that reads externally integrated bodies). For heavy driven proxies in another solver use "
+                    "one_way=True instead."
+                )
+            if mapping.kinematic and (entry.substeps != 1 or entry.in_place):
+                raise ValueError(
+                    f"{where}.kinematic=True: the destination entry {entry.name!r} must step once per coupled step "
+                    f"into a second state (substeps=1, in_place=False), got substeps={entry.substeps}, "
+                    f"in_place={entry.in_place}; substep the whole coupler instead (NewtonCfg.num_substeps)"
+                )
+            if external and mapping.bodies and not mapping.kinematic:
+                raise ValueError(
+                    f"{where} proxies bodies into {entry.name!r}, whose VBD integrates no body "
+                    "(integrate_with_external_rigid_solver=True) and reads them only from kinematic mappings; "
+                    "set kinematic=True on this mapping"
+                )
 
 
 @configclass
@@ -564,6 +625,12 @@ class CouplerAdmmCfg(CouplerCfg):
         super().validate()
         cls = type(self).__name__
         names = set(self.entry_names())
+        for entry in self.entries:
+            if getattr(entry.solver_cfg, "integrate_with_external_rigid_solver", False):
+                raise ValueError(
+                    f"{cls}.entries[{entry.name!r}].solver_cfg.integrate_with_external_rigid_solver=True: ADMM gives "
+                    "no entry the poses of bodies it does not integrate; use CouplerProxyCfg with kinematic=True"
+                )
         if (
             self.contact_max_triangle_pairs is not None
             and self.rigid_contact_matching != "disabled"

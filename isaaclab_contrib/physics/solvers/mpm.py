@@ -39,7 +39,10 @@ class MPMSolverCfg(NewtonSolverCfg):
     """
 
     solver_class_path: ClassVar[str] = "newton.solvers:SolverImplicitMPM"
-    _local_fields: ClassVar[frozenset[str]] = NewtonSolverCfg._local_fields | {"deformable_colliders"}
+    _local_fields: ClassVar[frozenset[str]] = NewtonSolverCfg._local_fields | {
+        "deformable_colliders",
+        "kinematic_colliders",
+    }
     requires_in_place: ClassVar[bool] = False
     supports_in_place: ClassVar[bool] = True
     _ranges: ClassVar[dict[str, str]] = {
@@ -84,6 +87,12 @@ class MPMSolverCfg(NewtonSolverCfg):
     soft body's surface triangles), before the shape colliders; empty: the solver's default colliders (the
     shapes it sees). Only for a coupled entry, with ``separate_worlds=False``."""
 
+    kinematic_colliders: bool = False
+    """Treat every rigid-body collider as kinematic (zero effective mass), as Newton's ``mpm_anymal`` example
+    sets up its robot (``setup_collider(body_mass=zeros)``): the material follows the bodies and exerts no
+    reaction the solver feeds back into them. ``False`` uses the bodies' masses (or Newton's kinematic body
+    flag). Cannot be combined with :attr:`deformable_colliders`. True or False."""
+
     def _accepted_arguments(self) -> set[str]:
         return {f.name for f in dataclasses.fields(self.solver_class().Config)}
 
@@ -101,6 +110,11 @@ class MPMSolverCfg(NewtonSolverCfg):
                 )
             with nested(f"{cls}.deformable_colliders[{i}]"):
                 collider.validate()
+        if colliders and self.kinematic_colliders:
+            raise ValueError(
+                f"{cls}.kinematic_colliders=True with deformable_colliders: the deformable colliders set up their own "
+                "collider list; make the bodies kinematic there or leave kinematic_colliders=False"
+            )
         if colliders and self.separate_worlds:
             raise ValueError(
                 f"{cls}.deformable_colliders with separate_worlds=True: Newton keeps a deformable collider in one "
@@ -147,7 +161,10 @@ class MPMBinding(_FromConfigDataclass):
                 (heightfield, ellipsoid, Gaussian); the message names the shape and the types that work.
         """
         with presenting_hulls_as_meshes(model):
-            return super().build(cfg, model)
+            solver = super().build(cfg, model)
+            if cfg.kinematic_colliders and model.body_count > 0:  # every body collider kinematic (zero mass)
+                solver.setup_collider(body_mass=wp.zeros_like(model.body_mass))
+        return solver
 
     def bind(self, cfg: MPMSolverCfg, model: Any):
         if cfg.deformable_colliders:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -13,7 +14,20 @@ from isaaclab_contrib.utils.configclass import configclass
 if TYPE_CHECKING:
     import newton
 
-__all__ = ["VBDBinding", "VBDSolverCfg"]
+__all__ = ["VBD_COLLISION_FREQUENCY_TYPES", "VBD_COLLISION_SLOTS", "VBDBinding", "VBDSolverCfg"]
+
+VBD_COLLISION_SLOTS: dict[str, str] = {"rigid": "RIGID", "soft_self_contact": "SOFT_SELF_CONTACT"}
+"""Keys of :attr:`VBDSolverCfg.collision_frequency_type` and the ``SolverBase.CollisionSlot`` member of each."""
+
+VBD_COLLISION_FREQUENCY_TYPES: dict[str, str] = {
+    "none": "NONE",
+    "pre_init": "PRE_INIT",
+    "pre_post_init": "PRE_POST_INIT",
+    "iterations": "ITERATIONS",
+    "auto": "AUTO",
+}
+"""Values of :attr:`VBDSolverCfg.collision_frequency_type` and the ``SolverBase.CollisionFrequencyType`` member
+of each."""
 
 
 @configclass
@@ -74,6 +88,83 @@ class VBDSolverCfg(NewtonSolverCfg):
     rigid_joint_angular_ke: float | None = None
     """Angular stiffness of the joints VBD solves between rigid bodies [N*m/rad]; ``None`` keeps Newton's
     default."""
+    integrate_with_external_rigid_solver: bool = False
+    """One-way coupling (Newton's ``integrate_with_external_rigid_solver``): VBD integrates no rigid body; it
+    reads every body's pose at the start of the step from the input state and at its end (with the velocity)
+    from the output state, and collides the particles against that motion. In a coupler, such an entry owns no
+    bodies and receives the driving bodies through kinematic proxies
+    (:attr:`~isaaclab_contrib.coupling.CouplerProxyMappingCfg.kinematic`), which write both poses. Not allowed
+    for a VBD solver that owns the whole model and has bodies (nothing would move them). True or False."""
+    rigid_contact_history: bool | None = None
+    """Keep body-body contact warm starts across steps (Newton's ``rigid_contact_history``); ``None`` keeps the
+    scene-authored value or Newton's default (off). Only for rigid bodies VBD integrates itself: ``True`` with
+    :attr:`integrate_with_external_rigid_solver` is refused (Newton would ignore it). True, False or None."""
+    collision_frequency_type: dict[str, str] = {}
+    """When, inside one VBD step, collision detection runs, per slot (Newton's ``collision_frequency_type``):
+    keys ``"rigid"`` (rigid and particle-shape contacts) and ``"soft_self_contact"`` (cloth self-contact); values
+    ``"none"``, ``"pre_init"`` (once, before initialization), ``"pre_post_init"`` (before and after it),
+    ``"iterations"`` (before initialization and before every iteration), ``"auto"`` (Newton's default). A missing
+    slot keeps Newton's default. This package runs rigid detection itself (the step program's ``collide`` stage;
+    VBD owns no pipeline), so ``"rigid"`` accepts only ``"none"`` and ``"auto"``; Newton's ``cloth_franka`` sets
+    ``{"soft_self_contact": "pre_init"}``. Cannot be combined with the deprecated
+    :attr:`particle_collision_detection_interval` for the self-contact slot."""
+
+    def validate(self) -> None:
+        """Check the fields, then the collision schedule and the external-rigid options together."""
+        super().validate()
+        cls = type(self).__name__
+        schedule = self.collision_frequency_type
+        if not isinstance(schedule, Mapping):
+            raise TypeError(
+                f"{cls}.collision_frequency_type must be a dict of slot name -> frequency type, "
+                f"got {type(schedule).__name__} {schedule!r}"
+            )
+        for slot, kind in schedule.items():
+            if slot not in VBD_COLLISION_SLOTS:
+                raise ValueError(
+                    f"{cls}.collision_frequency_type has the key {slot!r}; slots: {sorted(VBD_COLLISION_SLOTS)}"
+                )
+            if not isinstance(kind, str) or kind not in VBD_COLLISION_FREQUENCY_TYPES:
+                raise ValueError(
+                    f"{cls}.collision_frequency_type[{slot!r}]={kind!r} is not a frequency type; "
+                    f"choose from {sorted(VBD_COLLISION_FREQUENCY_TYPES)}"
+                )
+        if schedule.get("rigid", "auto") not in ("none", "auto"):
+            raise ValueError(
+                f"{cls}.collision_frequency_type['rigid']={schedule['rigid']!r}: in-step rigid detection needs a "
+                "collision pipeline owned by SolverVBD, and this package runs rigid detection in the step program "
+                "(NewtonCfg.collision_interval); use 'auto' or 'none'"
+            )
+        soft = schedule.get("soft_self_contact", "auto")
+        if self.particle_collision_detection_interval is not None and soft != "auto":
+            raise ValueError(
+                f"{cls}: set either particle_collision_detection_interval (deprecated) or "
+                f"collision_frequency_type['soft_self_contact']={soft!r}, not both"
+            )
+        if self.particle_enable_self_contact and soft == "none":
+            raise ValueError(
+                f"{cls}.collision_frequency_type['soft_self_contact']='none' with particle_enable_self_contact=True: "
+                "Newton refreshes the self-contact reference only when detection runs; choose another type"
+            )
+        if self.integrate_with_external_rigid_solver and self.rigid_contact_history:
+            raise ValueError(
+                f"{cls}.rigid_contact_history=True with integrate_with_external_rigid_solver=True: contact history "
+                "applies only to bodies VBD integrates itself (Newton ignores it); leave it None or False"
+            )
+
+    def _forwarded_values(self) -> dict[str, Any]:
+        values = super()._forwarded_values()
+        schedule = values.pop("collision_frequency_type")
+        if schedule:
+            from newton.solvers import SolverBase
+
+            values["collision_frequency_type"] = {
+                SolverBase.CollisionSlot[VBD_COLLISION_SLOTS[slot]]: SolverBase.CollisionFrequencyType[
+                    VBD_COLLISION_FREQUENCY_TYPES[kind]
+                ]
+                for slot, kind in schedule.items()
+            }
+        return values
 
 
 class VBDBinding(SolverBinding):
@@ -88,6 +179,15 @@ class VBDBinding(SolverBinding):
 
     family = "vbd"
     writes_joint_coordinates = False
+
+    def bind(self, cfg: VBDSolverCfg, model: Any):
+        if cfg.integrate_with_external_rigid_solver and model.body_count > 0:
+            raise ValueError(
+                f"{type(cfg).__name__}.integrate_with_external_rigid_solver=True for a VBD solver that owns the whole "
+                f"model with {model.body_count} bodies: no other solver would move them. Use it on a coupled VBD "
+                "entry driven through kinematic proxies (CouplerProxyMappingCfg.kinematic=True)"
+            )
+        return super().bind(cfg, model)
 
     @staticmethod
     def _covers(groups: Any, count: int) -> bool:
