@@ -26,6 +26,7 @@ import torch
 import warp as wp
 from rl_common import (
     add_common_arguments,
+    check_checkpoint_task,
     checkpoint_arg,
     export_policy,
     make_env,
@@ -107,6 +108,7 @@ def main(argv: list[str] | None = None) -> dict:
     wp.config.quiet = True
     env_cfg, agent_cfg = task_configs(args)  # the flags, then the overrides
     train_cfg = agent_cfg.to_rsl_rl()
+    check_checkpoint_task(args.checkpoint[0], args.task, env_cfg, "play")  # before the env is built
     torch.manual_seed(agent_cfg.seed)
     env = make_env(args.task, env_cfg, render_mode="rgb_array" if args.video else None)
     recorded = None

@@ -22,9 +22,9 @@ from pathlib import Path
 import gymnasium as gym
 
 import isaaclab_coupling_configs  # noqa: F401  (registers the scenes and the gymnasium task ids)
-from isaaclab_contrib.envs import check_seed, load_cfg_from_registry, resolve_entry_point
+from isaaclab_contrib.envs import check_seed, check_task_cfg, load_cfg_from_registry, resolve_entry_point
 from isaaclab_contrib.rl.runs import CheckpointError, check_log_root, check_path_component, load_checkpoint
-from isaaclab_contrib.utils.cli import positive_int
+from isaaclab_contrib.utils.cli import add_device_option, add_num_envs_option, positive_int
 from isaaclab_contrib.utils.configclass import MISSING
 from isaaclab_contrib.utils.overrides import Override, OverrideError, apply_overrides, overrides_record, parse_override
 
@@ -96,9 +96,9 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--task", type=task_id, default=DEFAULT_TASK, help=f"gymnasium task id (default {DEFAULT_TASK})"
     )
-    parser.add_argument("--num_envs", "--num-envs", type=positive_int, default=None, help="parallel envs")
+    add_num_envs_option(parser, default=None)
     parser.add_argument("--seed", type=seed_arg, default=None, help="seed, in [0, 2**64 - 1]")
-    parser.add_argument("--device", default=None, help="'cpu', 'cuda' or 'cuda:N'")
+    add_device_option(parser, default=None)
     parser.add_argument(
         "--eval_episodes", "--eval-episodes", type=positive_int, default=2, help="evaluation episodes per env"
     )
@@ -237,8 +237,56 @@ def write_params(folder: Path, env_cfg, agent_cfg, args: argparse.Namespace) -> 
 
 def make_env(task: str, env_cfg, render_mode: str | None = None):
     """``gymnasium.make(task, cfg=env_cfg, render_mode=render_mode)``; ``"rgb_array"`` gives the env a viewer that
-    renders a frame when ``env.render()`` is called (for ``--video``), ``None`` renders nothing."""
+    renders a frame when ``env.render()`` is called (for ``--video``), ``None`` renders nothing. Another task's
+    config is refused by name before anything is built (``check_task_cfg``)."""
+    check_task_cfg(task, env_cfg)
     return gym.make(task, cfg=env_cfg, render_mode=render_mode)
+
+
+def _related(recorded: str, own: type) -> bool:
+    """Whether the config class *recorded* (``"module:Class"``) and *own* are one a subclass of the other; a
+    recorded class that cannot be imported any more counts as related (the check refuses only what it knows)."""
+    try:
+        trained = resolve_entry_point(recorded, "params/env.json class")
+    except Exception:
+        return True
+    return not isinstance(trained, type) or issubclass(own, trained) or issubclass(trained, own)
+
+
+def checkpoint_task(checkpoint: Path) -> tuple[str | None, str | None]:
+    """The task id and env config class (``"module:Class"``) a ``train.py`` checkpoint was trained with, read from
+    its run folder's ``params/overrides.json`` and ``params/env.json`` (``None`` for what is not recorded)."""
+    params = Path(checkpoint).parent / "params"
+    found: list[str | None] = []
+    for name, key in (("overrides.json", "task"), ("env.json", "class")):
+        try:
+            value = json.loads((params / name).read_text()).get(key)
+        except (OSError, ValueError, AttributeError):
+            value = None
+        found.append(value if isinstance(value, str) else None)
+    return found[0], found[1]
+
+
+def check_checkpoint_task(checkpoint: Path, task: str, env_cfg, what: str) -> None:
+    """Refuse a checkpoint trained on another task (or another env config class), before the env is built.
+
+    Raises:
+        SystemExit: The checkpoint's run folder records another task id or env config class; the message names
+            both and says where it was read.
+    """
+    trained_task, trained_class = checkpoint_task(checkpoint)
+    params = Path(checkpoint).parent / "params"
+    if trained_task is not None and trained_task != task:
+        raise SystemExit(
+            f"[{what}] {checkpoint} was trained on task {trained_task!r} (recorded in {params / 'overrides.json'}), "
+            f"not {task!r}: its policy takes that task's observations and actions. Pick a checkpoint of {task!r}."
+        )
+    own_class = f"{type(env_cfg).__module__}:{type(env_cfg).__qualname__}"
+    if trained_class is not None and trained_class != own_class and not _related(trained_class, type(env_cfg)):
+        raise SystemExit(
+            f"[{what}] {checkpoint} was trained with the env config {trained_class} (recorded in "
+            f"{params / 'env.json'}), not {own_class} of task {task!r}. Pick a checkpoint of this task."
+        )
 
 
 def oracle_for(task: str, env):

@@ -7,7 +7,7 @@ after each env step outside the captured physics; ``--no-video`` to skip).
 
 Usage::
 
-    python scripts/run.py [--scene ant_on_hammock] [--num-envs 1] [--frames 60] [--dt SECONDS]
+    python scripts/run.py [--scene ant_on_hammock] [--num_envs 1] [--frames 60] [--dt SECONDS]
                           [--device cpu] [--output output] [--eager]
 """
 
@@ -26,7 +26,15 @@ from tqdm import tqdm
 import isaaclab_coupling_configs  # noqa: F401  (registers the ready scenes)
 from isaaclab_contrib.physics.usd.stage_io import author_body_prims, set_time_range
 from isaaclab_contrib.scenes import CameraCfg, copy_config, get_scene, launch, make_viewport, scene_names
-from isaaclab_contrib.utils.cli import positive_float, positive_int
+from isaaclab_contrib.utils.cli import (
+    add_device_option,
+    add_num_envs_option,
+    add_scene_option,
+    even_pixels,
+    positive_float,
+    positive_int,
+    writable_dir,
+)
 from isaaclab_contrib.utils.video import VideoWriter
 
 
@@ -161,16 +169,18 @@ def write_summary(
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scene", choices=scene_names(), default="ant_on_hammock", help="ready scene to run")
-    parser.add_argument("--num-envs", type=positive_int, default=1, help="number of envs (Newton worlds)")
+    add_scene_option(parser, scene_names(), what="ready scene to run")
+    add_num_envs_option(parser)
     parser.add_argument(
         "--frames", type=positive_int, default=None, help="env steps to run and record; default: the scene's own"
     )
     parser.add_argument(
         "--dt", type=positive_float, default=None, help="physics step [s]; default: the scene's own, else 1/240"
     )
-    parser.add_argument("--device", default="cpu", help="Warp device, e.g. cpu or cuda:0")
-    parser.add_argument("--output", default="output", help="folder for the .usda animation and the .png plot")
+    add_device_option(parser)
+    parser.add_argument(
+        "--output", type=writable_dir, default="output", help="folder for the .usda animation, the .png plot, the video"
+    )
     parser.add_argument("--eager", action="store_true", help="do not capture the decimation loop as a graph")
     parser.add_argument(
         "--video",
@@ -179,8 +189,8 @@ def main(argv: list[str] | None = None) -> dict:
         help="write <scene>.mp4: env 0 from the scene's viewpoint, one frame per env step, rendered after the step "
         "outside the captured physics (default on)",
     )
-    parser.add_argument("--video_width", type=positive_int, default=640, help="video width [pixels]")
-    parser.add_argument("--video_height", type=positive_int, default=480, help="video height [pixels]")
+    parser.add_argument("--video_width", type=even_pixels, default=640, help="video width [pixels], even, <= 4096")
+    parser.add_argument("--video_height", type=even_pixels, default=480, help="video height [pixels], even, <= 4096")
     args = parser.parse_args(argv)
 
     wp.config.quiet = True

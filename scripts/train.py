@@ -64,6 +64,7 @@ import torch
 import warp as wp
 from rl_common import (
     add_common_arguments,
+    check_checkpoint_task,
     export_policy,
     folder_name_arg,
     log_root_arg,
@@ -176,7 +177,7 @@ def main(argv: list[str] | None = None) -> dict:
     train_cfg = agent_cfg.to_rsl_rl()  # validates
     # Before the run folder exists (so "the latest run" is never the new one) and before any process joins the
     # process group (so rank 0 cannot create it while another rank still looks).
-    args.resume_path = _resume_checkpoint(args, agent_cfg) if args.resume else None
+    args.resume_path = _resume_checkpoint(args, env_cfg, agent_cfg) if args.resume else None
     context = None
     if args.distributed:
         try:
@@ -213,13 +214,13 @@ def main(argv: list[str] | None = None) -> dict:
                 dist.destroy_process_group()
 
 
-def _resume_checkpoint(args: argparse.Namespace, agent_cfg) -> Path:
+def _resume_checkpoint(args: argparse.Namespace, env_cfg, agent_cfg) -> Path:
     """The rsl-rl checkpoint ``--resume`` loads (see :func:`~isaaclab_contrib.rl.runs.find_checkpoint`), read and
     checked before anything is built.
 
     Raises:
-        SystemExit: No experiment folder, run or checkpoint matches (the message lists what exists), or the file
-            is not an rsl-rl checkpoint.
+        SystemExit: No experiment folder, run or checkpoint matches (the message lists what exists), the file
+            is not an rsl-rl checkpoint, or its run folder records another task (or env config class).
     """
     try:
         path = find_checkpoint(args.log_root, agent_cfg.experiment_name, args.load_run, args.checkpoint)
@@ -230,6 +231,7 @@ def _resume_checkpoint(args: argparse.Namespace, agent_cfg) -> Path:
         raise SystemExit(
             f"[train] cannot resume from {path}: a TorchScript export holds no training state; pick a model_<it>.pt"
         )
+    check_checkpoint_task(path, args.task, env_cfg, "train")
     return path
 
 
@@ -292,7 +294,13 @@ def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) 
         runner = runner_class(vec_env, train_cfg, log_dir=None if log_dir is None else str(log_dir), device=device)
         resume_path = getattr(args, "resume_path", None)
         if resume_path is not None:
-            runner.load(str(resume_path), map_location=device)
+            try:
+                runner.load(str(resume_path), map_location=device)
+            except (RuntimeError, KeyError, ValueError) as err:  # a checkpoint of another policy's sizes
+                raise SystemExit(
+                    f"[train] cannot resume from {resume_path}: it is not an rsl-rl checkpoint of this task's policy "
+                    f"(task {args.task}): {err}"
+                ) from None
             # model_<it>.pt holds the state after iteration <it> (rsl-rl saves current_learning_iteration = it);
             # the next iteration is <it> + 1, so the learning curve and the checkpoint numbering continue.
             finished = int(runner.current_learning_iteration)

@@ -166,8 +166,10 @@ def test_gymnasium_make_builds_the_task_from_its_id():
         gym.make(TASK_ID, cfg=cfg, num_env=3)
     with pytest.raises(ValueError, match="render_mode must be"):
         ArmPressClothEnv(cfg, render_mode="human")  # (gym.make turns "human" into rgb_array + HumanRendering)
-    with pytest.raises(TypeError, match="cfg must be a CoupledDirectEnvCfg"):
+    with pytest.raises(TypeError, match=r"cfg is a builtins\.dict, but this task's config is .*ArmPressClothEnvCfg"):
         gym.make(TASK_ID, cfg={"num_envs": 2})
+    with pytest.raises(TypeError, match="cfg must be a CoupledDirectEnvCfg"):
+        ArmPressClothEnv({"num_envs": 2})
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from isaaclab_contrib.coupling import (
     NewtonCouplerManager,
 )
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationContext, SteelSolverCfg, VBDSolverCfg
+from isaaclab_contrib.scenes import InitialStateCfg, PinnedClothCfg
 
 
 def _entries():
@@ -40,17 +41,8 @@ def test_particles_proxied_into_a_steel_entry_are_refused_naming_entry_and_field
     builder.begin_world()
     body = builder.add_body(xform=wp.transform((0.0, 0.0, 0.6), wp.quat_identity()), label="/World/envs/env_0/Box/body")
     builder.add_shape_box(body, hx=0.05, hy=0.05, hz=0.05)
-    builder.add_cloth_grid(
-        pos=wp.vec3(-0.1, -0.1, 0.5),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=2,
-        dim_y=2,
-        cell_x=0.1,
-        cell_y=0.1,
-        mass=0.01,
-        fix_left=True,
-    )
+    cloth = PinnedClothCfg(cells=2, cell_size=0.1, fix_right=False, init_state=InitialStateCfg(pos=(0.0, 0.0, 0.5)))
+    cloth.add_to(builder, "/World/envs/env_0/Cloth")
     builder.end_world()
     NewtonCouplerManager.set_builder(builder)
     with pytest.raises(NotImplementedError) as info:

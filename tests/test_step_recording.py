@@ -72,17 +72,23 @@ def test_decimation_set_after_reset_records_again(device, recordings):
     sim.clear_instance()
 
 
-def test_a_graph_safe_callback_setting_the_current_decimation_is_accepted(device, recordings):
-    """A callback that sets the decimation on every call changes it once; after that it is the current value."""
+@pytest.mark.filterwarnings("ignore:step-program stage .* launched no Warp kernel:RuntimeWarning")
+def test_a_graph_safe_callback_setting_the_decimation_changes_it_from_the_second_step(device, recordings):
+    """A callback that sets the decimation on every call: its recording stands for its run in the first step,
+    so the change applies at the end of that step (2 + 3 + 3 physics steps), then it is the current value."""
     sim = _start(device, decimation=2)
     # Host work in a graph-safe callback is reported (it would run only while recording).
     with pytest.warns(RuntimeWarning, match="launched no Warp kernel"):
         NewtonManager.register_post_step_callback(lambda: NewtonManager.set_decimation(3))
-    assert NewtonManager.get_decimation() == 3
+    assert NewtonManager.get_decimation() == 2  # the step being recorded keeps its decimation
     count = len(recordings)
-    for _ in range(3):
+    NewtonManager.step()
+    assert NewtonManager.get_simulation_time() == pytest.approx(2 * DT)
+    assert NewtonManager.get_decimation() == 3 and len(recordings) > count  # recorded again for 3
+    count = len(recordings)
+    for _ in range(2):
         NewtonManager.step()
     assert len(recordings) == count and NewtonManager.get_decimation() == 3
-    assert NewtonManager.get_simulation_time() == pytest.approx(3 * 3 * DT)
+    assert NewtonManager.get_simulation_time() == pytest.approx((2 + 3 + 3) * DT)
     assert np.isfinite(NewtonManager.get_state_0().body_q.numpy()).all()
     sim.clear_instance()

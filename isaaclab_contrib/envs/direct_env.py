@@ -176,6 +176,10 @@ class CoupledDirectEnv(gym.Env):
             from .registry import resolve_entry_point
 
             cfg = resolve_entry_point(entry, "env_cfg_entry_point")()
+        elif kwargs.get("env_cfg_entry_point") is not None:  # gymnasium.make(task, cfg=...): the task's own config
+            from .registry import check_env_cfg
+
+            check_env_cfg(cfg, kwargs["env_cfg_entry_point"], type(self).__name__)
         if not isinstance(cfg, CoupledDirectEnvCfg):
             raise TypeError(f"{type(self).__name__}: cfg must be a CoupledDirectEnvCfg, got {type(cfg).__name__}")
         cfg.validate()

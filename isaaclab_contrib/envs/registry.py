@@ -13,7 +13,7 @@ from typing import Any
 
 import gymnasium as gym
 
-__all__ = ["load_cfg_from_registry", "register_task", "resolve_entry_point"]
+__all__ = ["check_env_cfg", "check_task_cfg", "load_cfg_from_registry", "register_task", "resolve_entry_point"]
 
 
 def _entry_point(obj: Any) -> str:
@@ -76,3 +76,46 @@ def load_cfg_from_registry(task_id: str, entry_point_key: str) -> Any:
     if entry is None:
         raise KeyError(f"task {task_id!r} has no {entry_point_key!r} in its registration")
     return resolve_entry_point(entry, entry_point_key)()
+
+
+def check_env_cfg(cfg: Any, env_cfg_entry_point: Any, where: str) -> None:
+    """Refuse an env config that is not the registered one: *cfg* must be an instance of the class the
+    registration's *env_cfg_entry_point* names (or of a subclass of it). Another task's config otherwise fails
+    deep inside the env, after the simulation was built, with an ``AttributeError`` on a field it lacks.
+
+    Args:
+        cfg: The config given to the env (``None``: the env loads the registered one; nothing to check).
+        env_cfg_entry_point: The registration's ``env_cfg_entry_point`` (a class or ``"module:Class"``).
+        where: Who checks, first in the message (``"gymnasium.make('Isaac-Press-Cloth-Direct-v0')"``).
+
+    Raises:
+        TypeError: *cfg* is not an instance of the registered config class (the message names both classes).
+    """
+    if cfg is None:
+        return  # the env loads the registered config itself
+    expected = resolve_entry_point(env_cfg_entry_point, "env_cfg_entry_point")
+    if not isinstance(expected, type) or isinstance(cfg, expected):
+        return  # a factory function: nothing to compare with
+    given = type(cfg)
+    raise TypeError(
+        f"{where}: cfg is a {given.__module__}.{given.__qualname__}, but this task's config is "
+        f"{expected.__module__}.{expected.__qualname__} (its env_cfg_entry_point): pass that config (or a subclass "
+        "of it), e.g. from load_cfg_from_registry(task_id, 'env_cfg_entry_point'); another task's config is not "
+        "accepted"
+    )
+
+
+def check_task_cfg(task_id: str, cfg: Any) -> None:
+    """:func:`check_env_cfg` for the gymnasium registration *task_id* (nothing to check without an
+    ``env_cfg_entry_point``).
+
+    Raises:
+        KeyError: *task_id* is not registered.
+        TypeError: *cfg* is not the task's config.
+    """
+    spec = gym.registry.get(task_id)
+    if spec is None:
+        raise KeyError(f"task {task_id!r} is not registered")
+    entry = (spec.kwargs or {}).get("env_cfg_entry_point")
+    if entry is not None:
+        check_env_cfg(cfg, entry, f"task {task_id!r}")

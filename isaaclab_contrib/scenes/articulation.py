@@ -27,6 +27,7 @@ from isaaclab_contrib.utils.validation import check_fields, nested
 
 from .asset_base import ENV_REGEX_NS, AssetBaseCfg, InitialStateCfg
 from .asset_paths import resolve_urdf_text
+from .file_checks import check_file, check_usd_prim, importer_errors, open_usd_stage, read_xml_root
 
 __all__ = [
     "COLLIDER_TYPES",
@@ -48,9 +49,11 @@ class ArticulationInitialStateCfg(InitialStateCfg):
     """Joint positions by joint-name regex (matched in full against the last label segment) [rad or m]; they
     are also the joints' initial position targets (``joint_target_q``), so drives start by holding the pose.
     Joints no regex matches keep the position (and target) their file or :meth:`ArticulationCfg.create` gave
-    them."""
+    them. When the articulation is built, a joint matched by two regexes and a value outside the joint's
+    position limits are refused, naming the joint."""
     joint_vel: dict[str, float] = {}
-    """Joint velocities by joint-name regex [rad/s or m/s]."""
+    """Joint velocities by joint-name regex [rad/s or m/s]; a joint matched twice and a value above the joint's
+    velocity limit are refused when the articulation is built."""
 
     def validate(self, where: str | None = None) -> None:
         """Check the pose and that every regex compiles and every value is a finite real number."""
@@ -148,9 +151,28 @@ class ArticulationFileCfg:
     material: ShapeMaterialCfg = ShapeMaterialCfg()
     """Contact material of the robot's collision shapes."""
 
-    def load(self, builder: Any, xform: Any) -> None:
-        """Import the file into *builder*, its root placed at *xform*."""
+    def load(self, builder: Any, xform: Any, where: str | None = None) -> None:
+        """Import the file into *builder*, its root placed at *xform*.
+
+        The file is checked first (it exists, is a readable file of the config's format and parses) and the import
+        must add bodies; errors name *where* (the path the config was reached by), the config class, the field and
+        the file, and wrap the importer's own message.
+        """
         raise NotImplementedError(f"{type(self).__name__} does not implement load()")
+
+    def _label(self, where: str | None) -> str:
+        """``"UrdfFileCfg"``, or ``"<where> (UrdfFileCfg)"`` when the config was reached by a path."""
+        name = type(self).__name__
+        return name if where is None else f"{where} ({name})"
+
+    @staticmethod
+    def _require_bodies(builder: Any, first_body: int, label: str, path: str, hint: str) -> None:
+        """Raise unless the import added bodies (an import of nothing is refused, never a silent empty robot)."""
+        if builder.body_count == first_body:
+            raise ValueError(
+                f"{label}.asset_path: importing {path!r} added no bodies{hint}; an articulation needs at least one "
+                "body: check the file (and the config class for its format)"
+            )
 
     def import_options(self) -> dict[str, Any]:
         """Keyword arguments shared by Newton's importers (only the options that are set)."""
@@ -196,12 +218,17 @@ class MjcfFileCfg(ArticulationFileCfg):
     ignore_names: list[str] = []
     """Names of MJCF elements to leave out (e.g. a ``floor`` geom shipped with the robot)."""
 
-    def load(self, builder: Any, xform: Any) -> None:
+    def load(self, builder: Any, xform: Any, where: str | None = None) -> None:
+        label = self._label(where)
+        path = check_file(self.asset_path, f"{label}.asset_path", "MJCF file")
+        read_xml_root(path, f"{label}.asset_path", "MJCF file", "mujoco")
         options = self.import_options()
         if not self.load_visuals:
             options["parse_visuals"] = False
-        first_shape = builder.shape_count
-        builder.add_mjcf(os.fspath(self.asset_path), xform=xform, ignore_names=list(self.ignore_names), **options)
+        first_shape, first_body = builder.shape_count, builder.body_count
+        with importer_errors(f"{label}.asset_path", path, "MJCF file"):
+            builder.add_mjcf(path, xform=xform, ignore_names=list(self.ignore_names), **options)
+        self._require_bodies(builder, first_body, label, path, " (no <body> in its <worldbody>?)")
         self.finish(builder, first_shape)
 
     def validate(self, where: str | None = None) -> None:
@@ -226,10 +253,20 @@ class UrdfFileCfg(ArticulationFileCfg):
     """How the URDF's ``<dynamics damping>`` is read: ``"passive"`` (joint damping) or ``"drive"`` (drive
     damping), as Newton's ``add_urdf``."""
 
-    def load(self, builder: Any, xform: Any) -> None:
-        text = resolve_urdf_text(self.asset_path, list(self.package_dirs), drop_visuals=not self.load_visuals)
-        first_shape = builder.shape_count
-        builder.add_urdf(text, xform=xform, joint_damping_mode=self.joint_damping_mode, **self.import_options())
+    def load(self, builder: Any, xform: Any, where: str | None = None) -> None:
+        label = self._label(where)
+        path = check_file(self.asset_path, f"{label}.asset_path", "URDF file")
+        root = read_xml_root(path, f"{label}.asset_path", "URDF file", "robot")
+        if root.find("link") is None:
+            raise ValueError(f"{label}.asset_path: the URDF file {path!r} has no <link> element: it describes no body")
+        try:
+            text = resolve_urdf_text(path, list(self.package_dirs), drop_visuals=not self.load_visuals)
+        except (FileNotFoundError, ValueError) as err:  # a mesh it names; the message names the mesh and the URDF
+            raise type(err)(f"{label}.asset_path: {err}") from err
+        first_shape, first_body = builder.shape_count, builder.body_count
+        with importer_errors(f"{label}.asset_path", path, "URDF file"):
+            builder.add_urdf(text, xform=xform, joint_damping_mode=self.joint_damping_mode, **self.import_options())
+        self._require_bodies(builder, first_body, label, path, " (no <link> elements?)")
         self.finish(builder, first_shape)
 
     def validate(self, where: str | None = None) -> None:
@@ -257,21 +294,27 @@ class UsdFileCfg(ArticulationFileCfg):
     ignore_paths: list[str] = []
     """Prim-path regexes to leave out."""
 
-    def load(self, builder: Any, xform: Any) -> None:
+    def load(self, builder: Any, xform: Any, where: str | None = None) -> None:
+        label = self._label(where)
+        path = check_file(self.asset_path, f"{label}.asset_path", "USD file")
+        stage = open_usd_stage(path, f"{label}.asset_path", "USD file")
+        check_usd_prim(stage, self.root_path, f"{label}.root_path", path)
         options = self.import_options()
         options.pop("scale", None)
-        first_shape = builder.shape_count
+        first_shape, first_body = builder.shape_count, builder.body_count
         firsts = {name: len(getattr(builder, name)) for name in _LABEL_LISTS}
-        builder.add_usd(
-            os.fspath(self.asset_path),
-            xform=xform,
-            root_path=self.root_path,
-            ignore_paths=list(self.ignore_paths) or None,
-            load_visual_shapes=self.load_visuals,
-            load_static_visual_shapes=self.load_visuals,
-            skip_mesh_approximation=True,
-            **options,
-        )
+        with importer_errors(f"{label}.asset_path", path, "USD file"):
+            builder.add_usd(
+                path,
+                xform=xform,
+                root_path=self.root_path,
+                ignore_paths=list(self.ignore_paths) or None,
+                load_visual_shapes=self.load_visuals,
+                load_static_visual_shapes=self.load_visuals,
+                skip_mesh_approximation=True,
+                **options,
+            )
+        self._require_bodies(builder, first_body, label, path, f" below root_path {self.root_path!r}")
         # USD labels are absolute prim paths; below the asset's label they continue it ("Robot/World/Robot/bar").
         for name, first in firsts.items():
             labels = getattr(builder, name)
@@ -318,7 +361,7 @@ class ArticulationCfg(AssetBaseCfg):
         if self.spawn is not None:
             robot = newton.ModelBuilder()
             pos, rot = self.init_state.pos, self.init_state.rot
-            self.spawn.load(robot, wp.transform(pos, wp.quat(*rot)))
+            self.spawn.load(robot, wp.transform(pos, wp.quat(*rot)), f"{type(self).__name__}({self.prim_path!r}).spawn")
             self._finish(robot, 0)
             builder.add_builder(robot, label_prefix=label)
         else:
@@ -331,20 +374,30 @@ class ArticulationCfg(AssetBaseCfg):
         joints = list(range(first_joint, builder.joint_count))
         selector = LabelSelector([builder.joint_label[j] for j in joints], "joint")
         where = f"{type(self).__name__}({self.prim_path!r}).init_state"
-        for name, starts, values in (
-            ("joint_pos", builder.joint_q_start, builder.joint_q),
-            ("joint_vel", builder.joint_qd_start, builder.joint_qd),
-        ):
+        writes = []  # every value is checked before the builder is written (a refusal changes nothing)
+        for name, starts in (("joint_pos", builder.joint_q_start), ("joint_vel", builder.joint_qd_start)):
+            claimed: dict[int, str] = {}
             for expr, value in getattr(self.init_state, name).items():
                 for j in (joints[i] for i in selector.require(expr, f"{where}.{name}", scope="name")):
+                    joint = builder.joint_label[j]
+                    if j in claimed:
+                        raise ValueError(
+                            f"{where}.{name}: joint {joint!r} is matched by both {claimed[j]!r} and {expr!r}; each "
+                            "joint may be matched by one regex only (which value wins would depend on the order): "
+                            "narrow one of them"
+                        )
+                    claimed[j] = expr
                     if int(builder.joint_type[j]) not in _one_coordinate_joint_types():
                         raise ValueError(
-                            f"{where}.{name}[{expr!r}] matches joint {builder.joint_label[j]!r}, which is not revolute "
+                            f"{where}.{name}[{expr!r}] matches joint {joint!r}, which is not revolute "
                             "or prismatic (one coordinate)"
                         )
-                    values[starts[j]] = float(value)
-                    if name == "joint_pos":  # the drives start holding the initial pose (Isaac Lab's default)
-                        builder.joint_target_q[starts[j]] = float(value)
+                    _check_joint_limits(builder, j, name, float(value), f"{where}.{name}[{expr!r}]")
+                    writes.append((name, int(starts[j]), float(value)))
+        for name, index, value in writes:
+            (builder.joint_q if name == "joint_pos" else builder.joint_qd)[index] = value
+            if name == "joint_pos":  # the drives start holding the initial pose (Isaac Lab's default)
+                builder.joint_target_q[index] = value
         if self.actuators:
             # Restrict the groups to this articulation's joints when the builder holds others.
             own_only = first_joint == 0
@@ -385,6 +438,27 @@ class ArticulationCfg(AssetBaseCfg):
 
 _LABEL_LISTS = ("body_label", "joint_label", "shape_label", "articulation_label")
 """Label lists of a ``newton.ModelBuilder`` that an import appends to."""
+
+
+def _check_joint_limits(builder: Any, joint: int, name: str, value: float, where: str) -> None:
+    """Raise unless *value* lies within the position limits (``joint_pos``) or the velocity limit (``joint_vel``)
+    of the one-coordinate joint *joint* of *builder* (its file's limits, or Newton's defaults)."""
+    dof = int(builder.joint_qd_start[joint])
+    label = builder.joint_label[joint]
+    unit = "m" if int(builder.joint_type[joint]) == int(newton.JointType.PRISMATIC) else "rad"
+    if name == "joint_pos":
+        lower, upper = float(builder.joint_limit_lower[dof]), float(builder.joint_limit_upper[dof])
+        if not lower <= value <= upper:
+            raise ValueError(
+                f"{where}={value!r} {unit} is outside the limits [{lower:.6g}, {upper:.6g}] {unit} of joint {label!r}; "
+                "give a position within them"
+            )
+    else:
+        limit = float(builder.joint_velocity_limit[dof])
+        if abs(value) > limit:
+            raise ValueError(
+                f"{where}={value!r} {unit}/s exceeds the velocity limit {limit:.6g} {unit}/s of joint {label!r}"
+            )
 
 
 def _one_coordinate_joint_types() -> tuple[int, int]:

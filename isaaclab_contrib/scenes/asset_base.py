@@ -17,14 +17,13 @@ config class (or the path it was reached by, e.g. ``BoxOnClothSceneCfg.cloth``) 
 from __future__ import annotations
 
 import copy
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import warp as wp
 
 from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
-from isaaclab_contrib.utils.validation import check_fields
+from isaaclab_contrib.utils.validation import check_fields, check_rotation
 
 __all__ = [
     "ENV_PATH",
@@ -62,11 +61,7 @@ class InitialStateCfg:
         label = where or type(self).__name__
         check_missing(self)
         check_fields(self, label)
-        norm = math.sqrt(sum(float(c) ** 2 for c in self.rot))
-        if abs(norm - 1.0) > 1.0e-6:
-            raise ValueError(
-                f"{label}.rot must be a unit quaternion (x, y, z, w), got {tuple(self.rot)!r} (norm {norm})"
-            )
+        check_rotation(self.rot, f"{label}.rot")
 
 
 def check_identity_rotation(init_state: InitialStateCfg, where: str) -> None:

@@ -138,11 +138,18 @@ def resolve_urdf_text(
 
     Raises:
         FileNotFoundError: The URDF or a mesh it names cannot be found (the message names it).
+        IsADirectoryError: *urdf_path* is a folder.
+        ValueError: The URDF is not well-formed XML (the message names it and gives the parser's message).
     """
     urdf_path = Path(urdf_path)
+    if urdf_path.is_dir():
+        raise IsADirectoryError(f"URDF file {str(urdf_path)!r} is a folder, not a file")
     if not urdf_path.is_file():
         raise FileNotFoundError(f"URDF file {str(urdf_path)!r} does not exist")
-    tree = ET.parse(urdf_path)
+    try:
+        tree = ET.parse(urdf_path)
+    except ET.ParseError as err:
+        raise ValueError(f"URDF file {str(urdf_path)!r} is not well-formed XML: {err}") from err
     root = tree.getroot()
     if drop_visuals:
         for link in root.iter("link"):

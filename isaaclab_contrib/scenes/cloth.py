@@ -11,13 +11,22 @@ import warp as wp
 
 from isaaclab_contrib.utils.configclass import configclass
 
-from .asset_base import ENV_REGEX_NS, AssetBaseCfg
+from .asset_base import ENV_REGEX_NS
+from .deformable_base import ClothMaterialCfg, MeshFileCfg
+from .file_checks import (
+    USD_SUFFIXES,
+    check_suffix,
+    check_usd_prim,
+    importer_errors,
+    open_usd_stage,
+)
+from .mesh_checks import check_added, check_triangle_mesh
 
 __all__ = ["ClothMeshCfg", "PinnedClothCfg", "add_pinned_cloth"]
 
 
 @configclass
-class PinnedClothCfg(AssetBaseCfg):
+class PinnedClothCfg(ClothMaterialCfg):
     """A square cloth grid in a horizontal plane, pinned along its left and right edges (``x`` lowest and highest).
 
     ``init_state.pos`` is the cloth's center: its particles span ``pos[0] +- extent / 2`` and
@@ -31,11 +40,6 @@ class PinnedClothCfg(AssetBaseCfg):
         "cells": ">= 1",
         "cell_size": "> 0",
         "particle_mass": "> 0",
-        "particle_radius": "> 0",
-        "stiffness": ">= 0",
-        "damping": ">= 0",
-        "bend_stiffness": ">= 0",
-        "bend_damping": ">= 0",
         "spring_stiffness": ">= 0",
         "spring_damping": ">= 0",
     }
@@ -48,16 +52,6 @@ class PinnedClothCfg(AssetBaseCfg):
     """Cell edge length [m]."""
     particle_mass: float = 0.01
     """Mass of one particle [kg]."""
-    particle_radius: float = 0.01
-    """Contact radius of the particles [m]. Rigid bodies collide with the particles, not the triangles."""
-    stiffness: float = 1.0e3
-    """Membrane (triangle) stiffness, stretch and area [N/m]."""
-    damping: float = 10.0
-    """Membrane (triangle) damping [N*s/m]."""
-    bend_stiffness: float = 1.0e-2
-    """Bending (edge) stiffness [N*m]."""
-    bend_damping: float = 1.0e-4
-    """Bending (edge) damping [N*m*s]."""
     spring_stiffness: float | None = None
     """Stiffness of stretch and shear springs along the grid's edges and diagonals [N/m]; ``None``: no springs."""
     spring_damping: float = 0.0
@@ -107,12 +101,7 @@ class PinnedClothCfg(AssetBaseCfg):
             add_springs=springs,
             spring_ke=self.spring_stiffness,
             spring_kd=self.spring_damping if springs else None,
-            tri_ke=self.stiffness,
-            tri_ka=self.stiffness,
-            tri_kd=self.damping,
-            edge_ke=self.bend_stiffness,
-            edge_kd=self.bend_damping,
-            particle_radius=self.particle_radius,
+            **self.cloth_material_args(),
             label=label,
         )
 
@@ -162,75 +151,73 @@ def add_pinned_cloth(
     cfg.add_to(builder, label)
 
 
-def _read_surface_mesh(path: str, mesh_prim: str | None) -> tuple[np.ndarray, np.ndarray]:
+MESH_SUFFIXES = (".obj", ".stl", ".ply", ".off", ".glb", ".gltf", ".dae", *USD_SUFFIXES)
+"""Extensions :class:`ClothMeshCfg` reads: trimesh's surface formats and USD stages."""
+
+
+def _read_surface_mesh(path: str, mesh_prim: str | None, where: str) -> tuple[np.ndarray, np.ndarray]:
     """Vertices ``(n, 3)`` and triangle indices ``(m, 3)`` of a surface mesh file: a USD stage's ``Mesh`` prim
-    (*mesh_prim*) or any file trimesh reads (``.obj``, ``.stl``, ``.ply``, ...)."""
-    if path.lower().endswith((".usd", ".usda", ".usdc", ".usdz")):
+    (*mesh_prim*) or any file trimesh reads (``.obj``, ``.stl``, ``.ply``, ...); errors name *where* and the file."""
+    import newton
+
+    suffix = check_suffix(path, f"{where}.asset_path", "cloth mesh", MESH_SUFFIXES)
+    if suffix in USD_SUFFIXES:
         import newton.usd
-        from pxr import Usd
 
-        stage = Usd.Stage.Open(path)
-        prim = stage.GetPrimAtPath(mesh_prim) if mesh_prim else None
-        if prim is None or not prim.IsValid():
-            raise ValueError(f"{path}: no Mesh prim at {mesh_prim!r} (set mesh_prim to the cloth's prim path)")
-        mesh = newton.usd.get_mesh(prim, compute_inertia=False)
+        stage = open_usd_stage(path, f"{where}.asset_path")
+        if mesh_prim is None:
+            raise ValueError(f"{where}.mesh_prim is None: name the Mesh prim of the USD stage {path!r}")
+        prim = check_usd_prim(stage, mesh_prim, f"{where}.mesh_prim", path)
+        with importer_errors(f"{where}.mesh_prim", path, "USD Mesh prim"):
+            mesh = newton.usd.get_mesh(prim, compute_inertia=False)
     else:
-        import newton
-
-        mesh = newton.Mesh.create_from_file(path, method="trimesh", compute_inertia=False)
-    return np.asarray(mesh.vertices, dtype=np.float64), np.asarray(mesh.indices, dtype=np.int64).reshape(-1, 3)
+        if mesh_prim is not None:
+            raise ValueError(
+                f"{where}.mesh_prim={mesh_prim!r} is given, but {path!r} is not a USD stage; set it to None"
+            )
+        with importer_errors(f"{where}.asset_path", path, "cloth mesh"):
+            mesh = newton.Mesh.create_from_file(path, method="trimesh", compute_inertia=False)
+    with importer_errors(f"{where}.asset_path", path, "cloth mesh"):
+        vertices = np.asarray(mesh.vertices, dtype=np.float64)
+        indices = np.asarray(mesh.indices, dtype=np.int64)
+    return vertices, indices
 
 
 @configclass
-class ClothMeshCfg(AssetBaseCfg):
-    """A cloth from a triangle-mesh file: every vertex a particle, every triangle a membrane element, every
-    interior edge a bending element (Newton's ``add_cloth_mesh``).
+class ClothMeshCfg(MeshFileCfg, ClothMaterialCfg):
+    """A cloth from a triangle-mesh file (:attr:`asset_path`: ``.obj`` / ``.stl`` / ``.ply`` read with trimesh, or
+    a USD stage with the ``Mesh`` prim :attr:`mesh_prim`): every vertex a particle, every triangle a membrane
+    element, every interior edge a bending element (Newton's ``add_cloth_mesh``).
 
     ``init_state.pos`` / ``rot`` place the file's frame (its vertices are scaled by :attr:`scale` first).
     """
 
-    _ranges: ClassVar[dict[str, str]] = {
-        "scale": "> 0",
-        "density": "> 0",
-        "particle_radius": "> 0",
-        "stiffness": ">= 0",
-        "damping": ">= 0",
-        "bend_stiffness": ">= 0",
-        "bend_damping": ">= 0",
-    }
+    _ranges: ClassVar[dict[str, str]] = {"density": "> 0"}
 
     prim_path: str = f"{ENV_REGEX_NS}/Cloth"
     """Label path of the cloth."""
-    asset_path: str = ""
-    """The mesh file: ``.obj`` / ``.stl`` / ``.ply`` (read with trimesh) or a USD stage (with :attr:`mesh_prim`)."""
-    mesh_prim: str | None = None
-    """Prim path of the ``Mesh`` in a USD :attr:`asset_path`."""
-    scale: float = 1.0
-    """Uniform scale of the file's vertices [dimensionless]."""
     density: float = 0.1
     """Mass per area [kg/m^2] (lumped onto the vertices)."""
-    particle_radius: float = 0.01
-    """Contact radius of the particles [m]."""
-    stiffness: float = 1.0e3
-    """Membrane (triangle) stiffness, stretch and area [N/m]."""
-    damping: float = 10.0
-    """Membrane damping [N*s/m]."""
-    bend_stiffness: float = 1.0e-2
-    """Bending (edge) stiffness [N*m]."""
-    bend_damping: float = 1.0e-4
-    """Bending (edge) damping [N*m*s]."""
 
-    def _mesh(self) -> tuple[np.ndarray, np.ndarray]:
-        key = (os.fspath(self.asset_path), self.mesh_prim)
-        if key not in _MESHES:
-            _MESHES[key] = _read_surface_mesh(*key)
-        return _MESHES[key]
+    def _mesh(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """The file's vertices, its checked triangles and how many of them are not degenerate (read once per
+        content of the file: the cache key changes when the file is written)."""
+
+        def read(path: str, where: str) -> tuple[np.ndarray, np.ndarray, int]:
+            vertices, indices = _read_surface_mesh(path, self.mesh_prim, where)
+            triangles, kept = check_triangle_mesh(vertices, indices, self.scale, f"{where}.asset_path", path)
+            vertices.setflags(write=False)
+            triangles.setflags(write=False)
+            return vertices, triangles, kept
+
+        return self._read_once(_MESHES, "cloth mesh file", read)
 
     def particle_count(self) -> int:
         return len(self._mesh()[0])
 
     def add_to(self, builder: Any, label: str) -> None:
-        vertices, triangles = self._mesh()
+        vertices, triangles, kept = self._mesh()
+        first_particle, first_tri = builder.particle_count, builder.tri_count
         builder.add_cloth_mesh(
             pos=wp.vec3(*self.init_state.pos),
             rot=wp.quat(*self.init_state.rot),
@@ -239,21 +226,14 @@ class ClothMeshCfg(AssetBaseCfg):
             vertices=[wp.vec3(*v) for v in vertices],
             indices=triangles.reshape(-1).tolist(),
             density=self.density,
-            tri_ke=self.stiffness,
-            tri_ka=self.stiffness,
-            tri_kd=self.damping,
-            edge_ke=self.bend_stiffness,
-            edge_kd=self.bend_damping,
-            particle_radius=self.particle_radius,
+            **self.cloth_material_args(),
             label=label,
         )
-
-    def validate(self, where: str | None = None) -> None:
-        label = where or type(self).__name__
-        super().validate(label)
-        if not isinstance(self.asset_path, (str, os.PathLike)) or not os.fspath(self.asset_path):
-            raise ValueError(f"{label}.asset_path must name a mesh file, got {self.asset_path!r}")
+        where = f"{self._where()}.asset_path"
+        added = builder.tri_count - first_tri
+        check_added(builder, first_particle, added, kept, "triangles", where, os.fspath(self.asset_path))
 
 
-_MESHES: dict[tuple[str, str | None], tuple[np.ndarray, np.ndarray]] = {}
-"""Meshes read by :class:`ClothMeshCfg`, by (path, prim); a file is read once per process."""
+_MESHES: dict[tuple, tuple[np.ndarray, np.ndarray, int]] = {}
+"""Meshes read by :class:`ClothMeshCfg`, by (content key of the file, prim, scale): a file is read again once it
+was written (:func:`~isaaclab_contrib.scenes.file_checks.file_key`)."""

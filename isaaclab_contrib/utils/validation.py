@@ -55,11 +55,13 @@ from types import MappingProxyType, NoneType, UnionType
 from typing import Any, Literal
 
 __all__ = [
+    "ROTATION_TOLERANCE",
     "FieldRule",
     "Interval",
     "Range",
     "check_device_alias",
     "check_fields",
+    "check_rotation",
     "declared_ranges",
     "field_rules",
     "field_type_hints",
@@ -439,6 +441,66 @@ def check_device_alias(value: Any, label: str) -> None:
         raise ValueError(
             f"{label} must be a Warp device alias 'cpu', 'cuda' or 'cuda:N' (N = 0, 1, ...), got {value!r}"
         )
+
+
+ROTATION_TOLERANCE = 1.0e-6
+"""How far from 1 the norm of a quaternion given as a unit quaternion may be (:func:`check_rotation`)."""
+
+_ZERO_NORM = 1.0e-9
+
+
+def check_rotation(
+    quat: Any, where: str, *, tolerance: float = ROTATION_TOLERANCE, normalize: bool = False
+) -> tuple[float, float, float, float]:
+    """Check that *quat* is a rotation: a quaternion ``(x, y, z, w)`` (Warp's order) of four finite real numbers.
+
+    The one quaternion check of the package (asset start poses, site and camera transforms, writers). Two
+    policies, chosen by the caller and said in its error messages:
+
+    * ``normalize=False`` (configs): the norm must lie within *tolerance* of 1; the quaternion is returned as
+      given (floats).
+    * ``normalize=True`` (poses built at run time, e.g. with ``wp.quat``): any quaternion whose norm is not zero
+      is accepted and returned divided by its norm.
+
+    A zero (or near-zero) quaternion is never a rotation: it renders nothing and turns every transformed point
+    into the origin.
+
+    Args:
+        quat: Any sequence of four numbers (tuple, list, NumPy array, ``wp.quat``).
+        where: What the quaternion is, for the messages (``"PressClothEnvCfg.scene.box.init_state.rot"``).
+        tolerance: Allowed deviation of the norm from 1 with ``normalize=False``.
+        normalize: Accept any non-zero norm and return the unit quaternion.
+
+    Raises:
+        TypeError: *quat* is not a sequence of four real numbers.
+        ValueError: A component is not finite, the norm is zero, or (``normalize=False``) the norm is not 1.
+    """
+    if isinstance(quat, (str, bytes, Mapping)) or not (hasattr(quat, "__len__") and hasattr(quat, "__getitem__")):
+        raise TypeError(f"{where} must be a quaternion (x, y, z, w) of 4 real numbers, got {_type_name(quat)} {quat!r}")
+    items = [quat[i] for i in range(len(quat))]
+    if len(items) != 4:
+        raise ValueError(f"{where} must be a quaternion (x, y, z, w) of 4 real numbers, got {len(items)}: {quat!r}")
+    values = []
+    for i, item in enumerate(items):
+        if _is_bool(item) or not isinstance(item, numbers.Real):
+            raise TypeError(f"{where}[{i}] must be a real number, got {_type_name(item)} {item!r}")
+        values.append(float(item))
+    if not all(math.isfinite(v) for v in values):
+        raise ValueError(f"{where} must be a rotation quaternion (x, y, z, w) of finite numbers, got {tuple(values)!r}")
+    norm = math.sqrt(sum(v * v for v in values))
+    if norm < _ZERO_NORM:
+        raise ValueError(
+            f"{where} is a zero quaternion {tuple(values)!r}, not a rotation; the identity is (0, 0, 0, 1) "
+            "(Warp's order x, y, z, w)"
+        )
+    if normalize:
+        return tuple(v / norm for v in values)  # type: ignore[return-value]
+    if abs(norm - 1.0) > tolerance:
+        raise ValueError(
+            f"{where} must be a unit quaternion (x, y, z, w), got {tuple(values)!r} (norm {norm:.9g}, allowed "
+            f"1 +- {tolerance:g}); divide it by its norm"
+        )
+    return tuple(values)  # type: ignore[return-value]
 
 
 def _prefixed(err: BaseException, where: str) -> BaseException:

@@ -25,14 +25,15 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 import warp as wp
 
 from isaaclab_contrib.physics.events import CallbackHandle, PhysicsEvent
+from isaaclab_contrib.physics.runtime.manager_program import ProgramMethods
 from isaaclab_contrib.physics.runtime.manager_sensors import SensorMethods
 from isaaclab_contrib.physics.runtime.manager_usd import UsdMethods
 from isaaclab_contrib.physics.runtime.session import ManagerSession
 from isaaclab_contrib.physics.runtime.simulation_instance import SimulationInstance, SolverPart
+from isaaclab_contrib.physics.runtime.step_program import recording
 
 if TYPE_CHECKING:
     import newton
@@ -47,7 +48,7 @@ def _empty_callbacks() -> dict:
     return {event: [] for event in PhysicsEvent}
 
 
-class NewtonManager(SensorMethods, UsdMethods):
+class NewtonManager(ProgramMethods, SensorMethods, UsdMethods):
     """Class-level singleton front of the Newton simulation (see the module documentation)."""
 
     _session: ClassVar[ManagerSession | None] = None
@@ -88,13 +89,13 @@ class NewtonManager(SensorMethods, UsdMethods):
     @classmethod
     def initialize(cls, sim_context: Any) -> None:
         """Bind the manager to *sim_context*, a :class:`~isaaclab_contrib.physics.SimulationContext` (its config,
-        device and dt). The context imports the manager, never the other way round.
+        device and dt; the context validated the config, once). The context imports the manager, never the other
+        way round.
 
         Raises:
             RuntimeError: Another simulation context is active (clear it first with ``clear_instance()``).
         """
         physics = sim_context.cfg.physics
-        physics.validate()
         current = NewtonManager._session
         if current is not None and current.sim_context is not sim_context:
             raise RuntimeError(
@@ -137,6 +138,7 @@ class NewtonManager(SensorMethods, UsdMethods):
         import newton
 
         session = cls._active()
+        session.refuse_while_recording("set_builder()")
         if not isinstance(builder, newton.ModelBuilder):
             raise TypeError(f"{cls.__name__}.set_builder expects a newton.ModelBuilder, got {type(builder).__name__}")
         session.require(
@@ -221,7 +223,7 @@ class NewtonManager(SensorMethods, UsdMethods):
         """Build the solver, contacts, sensors and observables, warm up once and capture the step program."""
         session = cls._active()
         instance = cls._instance("initialize_solver()")
-        with session.lifecycle("initialize_solver()"):
+        with session.lifecycle("initialize_solver()"), session.recording_requests():
             cls._swap_in(session, instance, instance.build_solver_part(session.snapshot()))
 
     @classmethod
@@ -240,23 +242,29 @@ class NewtonManager(SensorMethods, UsdMethods):
         with session.lifecycle("reset()"):
             if instance is None:
                 instance = cls._new_model_instance(session)
-                cls._swap_in(session, instance, instance.build_solver_part(session.snapshot()))
+                with session.recording_requests():
+                    cls._swap_in(session, instance, instance.build_solver_part(session.snapshot()))
                 return
-            part = None if soft else instance.build_solver_part(session.snapshot())
 
             def rewind() -> None:
                 instance.write_initial_state(instance.world_mask_from())
                 instance.apply_pending_resets()
                 instance.sim_time, instance.step_count = 0.0, 0
 
-            cls._swap_in(session, instance, part, then=rewind)
+            if soft:  # the program stays: so do the requests made while it was recorded
+                cls._swap_in(session, instance, None, then=rewind)
+                return
+            with session.recording_requests():
+                cls._swap_in(session, instance, instance.build_solver_part(session.snapshot()), then=rewind)
 
     @classmethod
     def step(cls) -> None:
         """Advance one env step: ``decimation`` physics steps of ``num_substeps`` solver steps each.
 
         Pending resets and FK (``invalidate_fk``) are applied first, outside the graph. Decimation,
-        callback and sensor changes made during the step take effect at its end.
+        callback and sensor changes made during the step take effect at its end, and so does a
+        ``set_decimation`` a callback requested while the step's program was recorded (the recording
+        stands for the callback's run in this step).
         """
         session = cls._active()
         instance = cls._running("step()")
@@ -265,64 +273,8 @@ class NewtonManager(SensorMethods, UsdMethods):
             cls._notify_model_changes()
             session.settle()
             instance.run_step()
+        session.apply_deferred()
         session.settle()
-
-    @classmethod
-    def is_graph_captured(cls) -> bool:
-        """Whether ``step()`` replays one captured graph for the whole env step."""
-        session = NewtonManager._session
-        instance = session.instance if session else None
-        return bool(instance and instance.part and instance.part.program.is_fully_captured())
-
-    @classmethod
-    def step_mode(cls) -> str:
-        """``"captured"`` (one graph per step), ``"partial"`` (physics replayed from graphs, some stages eager),
-        ``"eager"``, or ``"not started"``."""
-        session = NewtonManager._session
-        instance = session.instance if session else None
-        if not (instance and instance.part):
-            return "not started"
-        return instance.part.program.mode()
-
-    @classmethod
-    def eager_reason(cls) -> str | None:
-        """Why part or all of ``step()`` runs eagerly, naming the stages (``None`` when one graph replays it)."""
-        session = NewtonManager._session
-        instance = session.instance if session else None
-        if not (instance and instance.part):
-            return None
-        return instance.part.program.eager_reason()
-
-    @classmethod
-    def describe_step_program(cls) -> list[str]:
-        """One line per stage of the step program: name, phase, graph-safety, whether it is captured."""
-        return cls._running("describe_step_program()").part.program.describe()
-
-    @classmethod
-    def handles_decimation(cls) -> bool:
-        """True: ``step()`` runs the whole decimation loop (actuators and callbacks are part of the program)."""
-        return True
-
-    @classmethod
-    def set_decimation(cls, decimation: int) -> None:
-        """Set the physics steps per ``step()`` and re-capture; during a step it takes effect when the step ends."""
-        if isinstance(decimation, bool) or not isinstance(decimation, (int, np.integer)):
-            raise TypeError(
-                f"{cls.__name__}.set_decimation: decimation must be an integer, got {type(decimation).__name__}"
-            )
-        if decimation < 1:
-            raise ValueError(f"{cls.__name__}.set_decimation: decimation must be >= 1, got {decimation}")
-        session = cls._active()
-        if int(decimation) == session.decimation:
-            return  # not a change: nothing to record again
-        session.decimation = int(decimation)
-        session.program_changed()
-
-    @classmethod
-    def get_decimation(cls) -> int:
-        """Physics steps per ``step()`` (a change made during a step applies from the next one)."""
-        session = NewtonManager._session
-        return session.decimation if session else 1
 
     # ------------------------------------------------------------------ actuators and joint targets
     @classmethod
@@ -335,6 +287,7 @@ class NewtonManager(SensorMethods, UsdMethods):
         (:func:`~isaaclab_contrib.physics.actuators.add_actuators`) activates the path by itself.
         """
         session = cls._active()
+        session.refuse_while_recording("activate_newton_actuator_path()")
         session.actuators_active = True
         instance = session.instance
         if instance is not None and instance.activate_actuators():
@@ -373,48 +326,6 @@ class NewtonManager(SensorMethods, UsdMethods):
             raise ValueError(f"joint view {name!r} is not one of {sorted(instance._JOINT_ARRAYS)}")
         return instance.joint_columns(instance._JOINT_ARRAYS[name][1])
 
-    # ------------------------------------------------------------------ callbacks in the program
-    @classmethod
-    def register_post_actuator_callback(cls, callback: Callable[[], None], *, graph_safe: bool = True) -> None:
-        """Run *callback* in every physics step, after the actuators and before collision and the solver.
-
-        Args:
-            callback: Launches Warp work on the manager's device (writes to control or state).
-            graph_safe: ``False`` for callbacks that do host work (reading ``.numpy()``, Python
-                branching on device data); that stage then runs eagerly between graph replays of the
-                physics, and ``eager_reason()`` names it.
-        """
-        cls._add_program_callback("post_actuator_callbacks", callback, graph_safe)
-
-    @classmethod
-    def register_post_step_callback(cls, callback: Callable[[], None], *, graph_safe: bool = True) -> None:
-        """Run *callback* after the last solver substep of every ``step()``, before sensors."""
-        cls._add_program_callback("post_step_callbacks", callback, graph_safe)
-
-    @classmethod
-    def unregister_post_step_callback(cls, callback: Callable[[], None]) -> None:
-        """Remove a post-step callback; removing an unknown one is a no-op."""
-        session = cls._active()
-        kept = [item for item in session.post_step_callbacks if item[0] != callback]
-        if len(kept) != len(session.post_step_callbacks):
-            session.post_step_callbacks = kept
-            session.program_changed()
-
-    @classmethod
-    def _add_program_callback(cls, slot: str, callback: Callable[[], None], graph_safe: bool) -> None:
-        session = cls._active()
-        if not callable(callback):
-            raise TypeError(f"{cls.__name__}: callback must be callable, got {type(callback).__name__}")
-        if not isinstance(graph_safe, bool):
-            raise TypeError(f"{cls.__name__}: graph_safe must be a bool, got {type(graph_safe).__name__}")
-        previous = getattr(session, slot)
-        setattr(session, slot, [*previous, (callback, graph_safe)])
-        try:
-            session.program_changed()
-        except BaseException:
-            setattr(session, slot, previous)
-            raise
-
     # ------------------------------------------------------------------ resets and kinematics
     @classmethod
     def invalidate_fk(cls, env_mask=None, env_ids=None, articulation_ids=None) -> None:
@@ -429,6 +340,8 @@ class NewtonManager(SensorMethods, UsdMethods):
         ``get_state()`` or ``step()``.
         """
         del articulation_ids
+        if cls._active().drop_in_warm_up("invalidate_fk()"):
+            return  # the warm-up's state changes are undone: so is what it marked
         instance = cls._instance("invalidate_fk()")
         mask = instance.world_mask_from(env_mask, env_ids)
         instance.check_resettable(mask | instance.world_reset_mask.numpy(), "invalidate_fk()")
@@ -458,7 +371,9 @@ class NewtonManager(SensorMethods, UsdMethods):
     @classmethod
     def add_model_change(cls, change: int) -> None:
         """Register a ``newton.SolverNotifyFlags`` change; the solver is notified before the next step."""
-        cls._active().model_changes.add(int(change))
+        session = cls._active()
+        if not session.drop_in_warm_up("add_model_change()"):
+            session.model_changes.add(int(change))
 
     @classmethod
     def _notify_model_changes(cls) -> None:
@@ -533,6 +448,8 @@ class NewtonManager(SensorMethods, UsdMethods):
             RuntimeError: Called while ``step()`` or ``reset()`` runs (from one of their callbacks).
         """
         session = NewtonManager._session
+        if session is not None:
+            session.refuse_while_recording("clear()")
         if session is not None and session.running is not None:
             raise RuntimeError(
                 f"{session.manager_name}: the simulation cannot be cleared or closed while {session.running} runs "
@@ -544,8 +461,8 @@ class NewtonManager(SensorMethods, UsdMethods):
     def close(cls) -> None:
         """Dispatch ``STOP`` (when a simulation started), then clear the callbacks and the session."""
         session = NewtonManager._session
-        if session is not None and session.running is not None:
-            cls.clear()  # raises: not while a lifecycle call runs
+        if session is not None and (session.running is not None or recording() is not None):
+            cls.clear()  # raises: not while a lifecycle call runs or a program is recorded
         if session is not None and session.instance is not None:
             cls.dispatch_event(PhysicsEvent.STOP, session.manager_cls)
         cls.clear_callbacks()
@@ -653,11 +570,11 @@ class NewtonManager(SensorMethods, UsdMethods):
     def get_state(cls, scene_data_provider: Any = None) -> newton.State:
         """The current state with pending FK applied (for visualization and raw-state reads).
 
-        Called during ``step()`` (from a callback), the pending resets wait for the step boundary.
+        Called during ``step()`` or a recording (from a callback), the pending resets wait for the step boundary.
         """
         del scene_data_provider
         instance = cls._instance("get_state()")
-        if cls._active().running is None:
+        if cls._active().running is None and recording() is None:
             instance.apply_pending_resets()
         return instance.state_0
 

@@ -13,10 +13,13 @@ lives in the solver binding.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from isaaclab_contrib.physics.runtime.build_request import BuildRequest, Callback
+from isaaclab_contrib.physics.runtime.step_program import WARM_UP, RecordingRefusal, recording
 from isaaclab_contrib.physics.sensors.base import SensorRequest
 from isaaclab_contrib.physics.solvers.base import NewtonModelSolverCfg
 from isaaclab_contrib.physics.solvers.binding import SolverBinding, binding_for
@@ -62,6 +65,10 @@ class ManagerSession:
         self.post_actuator_callbacks: list[Callback] = []
         self.post_step_callbacks: list[Callback] = []
         self.decimation = int(cfg.decimation)
+        self.deferred_decimation: int | None = None
+        """``set_decimation`` requested by a step-program callback while the current program was recorded. The
+        recording stands for the callbacks' run in the first step that replays it, so the request applies at the
+        end of that step (:meth:`apply_deferred`), never to the step being recorded."""
         self.program_dirty = False
         self.model_changes: set[int] = set()
         self.views: list = []
@@ -138,6 +145,7 @@ class ManagerSession:
 
         class _Lifecycle:
             def __enter__(self):
+                session.refuse_while_recording(what)
                 if session.running is not None:
                     raise RuntimeError(
                         f"{session.manager_name}.{what} cannot run while {session.running} runs (called from a "
@@ -158,14 +166,77 @@ class ManagerSession:
             self.settle()
 
     def settle(self) -> None:
-        """Recompile the program if it changed (a step boundary). Changes made while recording (a graph-safe
-        callback calling ``set_decimation``) are applied by recording again, a bounded number of times."""
-        for _ in range(4):
-            if not self.program_dirty or self.instance is None or self.instance.part is None:
-                return
-            self.program_dirty = False
+        """Recompile the program if it changed (a step boundary). Recording cannot change the program again: a
+        callback's ``set_decimation`` made while recording is deferred and other changes are refused."""
+        if not self.program_dirty or self.instance is None or self.instance.part is None:
+            return
+        with self.recording_requests():
             self.instance.recompile(self.snapshot())
-        raise RuntimeError(
-            f"{self.manager_name}: the step program changed every time it was recorded (a callback that changes "
-            "the decimation or registers callbacks on every call?)"
-        )
+        self.program_dirty = False
+
+    # ------------------------------------------------------------------ requests made while recording
+    # A stage's host code (a callback) also runs while the program is recorded, which is not a step: once in
+    # the warm-up of a build (whose state changes are undone afterwards; eager callbacks run again in every
+    # real step) and in every graph recording (the only run of a graph-safe callback's host code). What it
+    # requests then must not reach the step being recorded:
+    # * set_decimation: dropped in the warm-up, deferred from a graph recording to the end of the first step
+    #   that replays it (request_decimation);
+    # * repeatable markers (invalidate_fk, add_model_change): dropped in the warm-up, refused in a graph
+    #   recording, where a replay would never make them again (drop_in_warm_up);
+    # * structural changes (callbacks, sensors, sites, observables, lifecycle calls): refused.
+    def refuse_while_recording(self, what: str) -> None:
+        """Raise a :class:`~.step_program.RecordingRefusal` naming *what* when a step program is being recorded:
+        the host code of a stage (a callback) runs then without it being a step, and a change it requested would
+        apply to the step being recorded instead of after the step it belongs to."""
+        stage = recording()
+        if stage is not None:
+            raise RecordingRefusal(
+                f"{self.manager_name}.{what} was called by {stage} while the step program was recorded (at "
+                "sim.reset(), a callback registration or a decimation change): a change made then would alter the "
+                f"step being recorded, so it is refused and nothing was changed. Call {what} outside step-program "
+                "callbacks, or from a callback registered with graph_safe=False during a real step() (it then takes "
+                "effect at the step boundary)."
+            )
+
+    @contextlib.contextmanager
+    def recording_requests(self) -> Iterator[None]:
+        """Around a build or re-compilation that records the step program: the decimation requested by callbacks
+        while it records (:attr:`deferred_decimation`) replaces the pending request on success, since the new
+        program replaces the one that request came from; on failure the pending request stays as it was."""
+        previous = self.deferred_decimation
+        self.deferred_decimation = None
+        try:
+            yield
+        except BaseException:
+            self.deferred_decimation = previous
+            raise
+
+    def request_decimation(self, decimation: int) -> bool:
+        """Take a decimation change requested while recording: dropped in the warm-up, deferred from a graph
+        recording (:attr:`deferred_decimation`). False when no program is being recorded (the caller applies
+        the change at once)."""
+        current = recording()
+        if current is None:
+            return False
+        if current.phase != WARM_UP:
+            self.deferred_decimation = int(decimation)
+        return True
+
+    def drop_in_warm_up(self, what: str) -> bool:
+        """For a repeatable request (*what*): True when it is made in the warm-up (the caller drops it: the
+        warm-up's state changes are undone), a :class:`~.step_program.RecordingRefusal` in a graph recording,
+        False outside a recording."""
+        current = recording()
+        if current is None:
+            return False
+        if current.phase == WARM_UP:
+            return True
+        self.refuse_while_recording(what)
+        return False
+
+    def apply_deferred(self) -> None:
+        """At the end of a step: apply the decimation its callbacks requested while its program was recorded."""
+        decimation, self.deferred_decimation = self.deferred_decimation, None
+        if decimation is not None and decimation != self.decimation:
+            self.decimation = decimation
+            self.program_dirty = True

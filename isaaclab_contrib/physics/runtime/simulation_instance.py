@@ -126,8 +126,9 @@ def _inject_sites(builder: newton.ModelBuilder, site_requests: tuple) -> None:
             if builder.world_count == 0 or copies != builder.world_count:
                 raise ValueError(
                     f"cl_register_site(per_world=True) site {suffix!r} reached {copies} of {builder.world_count} "
-                    "worlds: register it before the envs are replicated with isaaclab_contrib.scenes.replicate_envs, "
-                    "which adds it to the prototype"
+                    "worlds: register it before the envs are replicated, and pass it to the replication "
+                    "(isaaclab_contrib.scenes.launch() passes NewtonManager.cl_world_sites() to replicate_envs, which "
+                    "adds them to the prototype)"
                 )
             continue
         transform = wp.transform(xform[:3], xform[3:])
@@ -375,8 +376,10 @@ class SimulationInstance:
         identical conditions. Arrays a solver attaches to the states on its first step (Kamino's
         ``joint_lambdas_*``) are zeroed and given to both state buffers."""
         saved = _snapshot_arrays(self.state_0)
-        part.program.run_eager()
-        _restore_arrays(self.state_0, saved)
+        try:
+            part.program.run_eager()
+        finally:  # a stage that raised (a refused callback request) leaves the states as they were too
+            _restore_arrays(self.state_0, saved)
         _align_arrays(self.state_1, self.state_0)
         self.state_1.assign(self.state_0)
         part.bound.reset(self.state_0, None)

@@ -15,10 +15,17 @@ loop is one graph, and with, say, a host callback the physics substeps still rep
 (the "physics-only" fallback) while :meth:`StepProgram.eager_reason` names the eager stage.
 Graphs and eager runs execute the same operations in the same order, so both give identical
 states.
+
+Recording runs the stages' host code once without it being a step: the warm-up (:meth:`StepProgram.run_eager`)
+and every graph recording (:meth:`StepProgram.capture`, the profiling hook). While it does,
+:func:`recording` names the stage being recorded, so the manager front can keep a callback's requests from
+changing the step being recorded (it defers ``set_decimation`` and refuses other changes with a
+:class:`RecordingRefusal`, which a recording never mistakes for "cannot be captured").
 """
 
 from __future__ import annotations
 
+import contextvars
 import enum
 import logging
 import time
@@ -28,9 +35,41 @@ from dataclasses import dataclass
 
 import warp as wp
 
-__all__ = ["Phase", "Stage", "StepProgram"]
+__all__ = ["GRAPH_RECORDING", "WARM_UP", "Phase", "Recording", "RecordingRefusal", "Stage", "StepProgram", "recording"]
 
 logger = logging.getLogger(__name__)
+
+WARM_UP = "warm-up"
+"""Recording phase: the program runs once eagerly at a build; its state changes are undone afterwards."""
+GRAPH_RECORDING = "graph recording"
+"""Recording phase: a segment (or a callback alone, to probe it) is recorded into a Warp graph."""
+
+
+@dataclass(frozen=True)
+class Recording:
+    """The stage whose host code runs while a step program is recorded, and the phase (:data:`WARM_UP` or
+    :data:`GRAPH_RECORDING`)."""
+
+    stage: str
+    phase: str
+
+    def __str__(self) -> str:
+        return f"stage {self.stage!r} ({self.phase})"
+
+
+_RECORDING: contextvars.ContextVar[Recording | None] = contextvars.ContextVar("step_program_recording", default=None)
+
+
+def recording() -> Recording | None:
+    """The stage a step program is recording right now in this thread and the phase; ``None`` outside a
+    recording (in a real step, or when no program runs)."""
+    return _RECORDING.get()
+
+
+class RecordingRefusal(RuntimeError):
+    """A change requested by a stage's host code while the step program was being recorded, refused because it
+    would change the step being recorded (raised by the manager front). It propagates out of the recording: it
+    is never taken for an operation that cannot be captured."""
 
 
 class Phase(enum.Enum):
@@ -130,9 +169,20 @@ class StepProgram:
         for stage, i in ops:
             stage.run(i)
 
+    @staticmethod
+    def _run_recorded(ops: list[tuple[Stage, int]], what: str) -> None:
+        """Run *ops* as a recording (*what*: ``"warm-up"`` or ``"graph recording"``): :func:`recording` names the
+        stage while its host code runs."""
+        for stage, i in ops:
+            token = _RECORDING.set(Recording(stage.name, what))
+            try:
+                stage.run(i)
+            finally:
+                _RECORDING.reset(token)
+
     def run_eager(self) -> None:
-        """Run every operation eagerly (warm-up and the non-captured path)."""
-        self._run_ops(self._ops)
+        """Run every operation eagerly once, as the warm-up (a recording: not a step; see :func:`recording`)."""
+        self._run_recorded(self._ops, WARM_UP)
 
     def capture(self) -> None:
         """Record every graph-safe segment as a Warp graph. A segment whose capture fails is split into
@@ -178,7 +228,9 @@ class StepProgram:
             probed.add(stage.name)
             try:
                 with wp.ScopedCapture(device=self.device) as capture:
-                    stage.run(i)
+                    self._run_recorded([(stage, i)], GRAPH_RECORDING)
+            except RecordingRefusal:
+                raise
             except Exception:  # recording it fails later too, and is reported there
                 continue
             if not capture.graph.module_execs:
@@ -210,8 +262,10 @@ class StepProgram:
     def _record(self, ops: list[tuple[Stage, int]]):
         try:
             with wp.ScopedCapture(device=self.device) as capture:
-                self._run_ops(ops)
+                self._run_recorded(ops, GRAPH_RECORDING)
             return capture.graph, None
+        except RecordingRefusal:
+            raise
         except Exception as err:  # Warp raises plain RuntimeErrors for unsupported launches
             return None, f"{type(err).__name__}: {err}"
 
