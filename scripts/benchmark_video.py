@@ -24,7 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from isaaclab_contrib.utils.cli import positive_int
+import isaaclab_coupling_configs  # noqa: F401  (registers the ready scenes)
+from isaaclab_contrib.scenes import scene_names
+from isaaclab_contrib.utils.cli import add_scene_option, positive_int
 
 RUN = Path(__file__).resolve().parent / "run.py"
 
@@ -48,7 +50,7 @@ def time_run(scene: str, frames: int | None, video: bool, extra: list[str]) -> t
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scene", default="ant_on_hammock", help="ready scene of run.py (default: the main job's)")
+    add_scene_option(parser, scene_names(), what="ready scene of run.py")
     parser.add_argument("--frames", type=positive_int, default=None, help="frames (run.py's default if not given)")
     parser.add_argument("--rounds", type=positive_int, default=3, help="rounds of both configurations")
     parser.add_argument("extra", nargs="*", help="more run.py arguments (after --), e.g. -- --device cuda:0")

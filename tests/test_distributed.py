@@ -13,6 +13,8 @@ import pytest
 import torch
 import torch.multiprocessing as mp
 
+pytestmark = pytest.mark.slow  # multi-process training runs
+
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 

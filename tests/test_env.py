@@ -85,6 +85,7 @@ def test_auto_reset_touches_exactly_the_finished_env(device):
     np.testing.assert_allclose(with_lift[step, 1, [0, 1, 2, 4]], initial_obs[1, [0, 1, 2, 4]], atol=1e-6)
 
 
+@pytest.mark.slow  # the arm task's twin stays in the default set
 def test_eager_and_captured_rollouts_are_identical(device):
     actions = torch.rand(25, N, 1, generator=torch.Generator().manual_seed(1)) * 2 - 1
     env = make(device, use_graph=True)

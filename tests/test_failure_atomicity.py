@@ -8,6 +8,7 @@ pinned cloth (VBD) coupled by a virtual proxy, both built here with plain Newton
 import numpy as np
 import pytest
 import warp as wp
+from scenes import add_hinge_arm
 
 from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg, NewtonCouplerManager
 from isaaclab_contrib.physics import (
@@ -22,6 +23,7 @@ from isaaclab_contrib.physics import (
     VBDSolverCfg,
     add_actuators,
 )
+from isaaclab_contrib.scenes import InitialStateCfg, PinnedClothCfg
 
 DT = 1.0 / 240.0
 FIELDS = ("body_q", "body_qd", "joint_q", "joint_qd", "particle_q", "particle_qd")
@@ -169,16 +171,7 @@ def test_a_graph_safe_callback_doing_host_work_is_reported(device):
 
 
 def _arm_builder(builder):
-    body = builder.add_link(xform=wp.transform((0.0, 0.0, 1.0), wp.quat_identity()), mass=1.0, label="/World/arm/link")
-    builder.add_shape_capsule(body, radius=0.02, half_height=0.1)
-    joint = builder.add_joint_revolute(
-        -1,
-        body,
-        axis=(0.0, 1.0, 0.0),
-        parent_xform=wp.transform((0.0, 0.0, 1.0), wp.quat_identity()),
-        label="/World/arm/shoulder",
-    )
-    builder.add_articulation([joint], label="/World/arm")
+    add_hinge_arm(builder, "/World/arm", axis=(0.0, 1.0, 0.0), joint="shoulder", capsule=True, mass=1.0)
 
 
 def test_a_joint_cannot_be_actuated_twice():
@@ -224,20 +217,8 @@ def _box_on_cloth_proxy(device: str, *, decimation: int, collide_interval: int, 
         xform=wp.transform((0.0, 0.0, 0.56), wp.quat_identity()), label="/World/envs/env_0/Box/body"
     )
     builder.add_shape_box(body, hx=0.05, hy=0.05, hz=0.05, label="/World/envs/env_0/Box/body/collision")
-    builder.add_cloth_grid(
-        pos=wp.vec3(-0.2, -0.2, 0.5),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=4,
-        dim_y=4,
-        cell_x=0.1,
-        cell_y=0.1,
-        mass=0.01,
-        fix_left=True,
-        fix_right=True,
-        tri_ke=1.0e3,
-        tri_kd=10.0,
-        particle_radius=0.01,
+    PinnedClothCfg(cells=4, cell_size=0.1, init_state=InitialStateCfg(pos=(0.0, 0.0, 0.5))).add_to(
+        builder, "/World/envs/env_0/Cloth"
     )
     builder.end_world()
     NewtonCouplerManager.set_builder(builder)
@@ -256,6 +237,7 @@ def test_a_proxy_collision_cadence_a_captured_step_cannot_replay_runs_eagerly(de
     sim.clear_instance()
 
 
+@pytest.mark.slow  # captured and eager runs; the refusal twin stays in the default set
 def test_a_proxy_collision_cadence_that_divides_the_env_step_is_captured_and_matches_eager(device):
     runs = {}
     for graph in (True, False):
@@ -270,6 +252,7 @@ def test_a_proxy_collision_cadence_that_divides_the_env_step_is_captured_and_mat
     assert runs[True]["body_q"][0, 2] > 0.4
 
 
+@pytest.mark.slow  # captured and eager runs at two decimations
 def test_changing_the_decimation_after_start_cannot_freeze_the_proxy_collision_cadence(device):
     """Captured at decimation 3 (the interval divides it), then decimation 2: the proxy contacts keep refreshing."""
     sim = _box_on_cloth_proxy(device, decimation=3, collide_interval=3)

@@ -30,6 +30,24 @@ def make(device: str, use_graph: bool = True, **kw) -> FrankaLiftEnv:
     return FrankaLiftEnv(config(N, device, use_graph, seed=3, **kw))
 
 
+@pytest.fixture(scope="module")
+def _env_holder(device):
+    holder = {}
+    yield holder
+    if "env" in holder:
+        holder["env"].close()
+
+
+@pytest.fixture
+def shared_env(_env_holder, device) -> FrankaLiftEnv:
+    """``make(device)`` built once for the tests that only need a reset env of the default config (each test
+    resets it first); built again if a test in between closed it."""
+    env = _env_holder.get("env")
+    if env is None or env.manager.step_mode() == "not started":
+        env = _env_holder["env"] = make(device)
+    return env
+
+
 def test_the_ik_table_puts_the_tool_center_point_where_asked():
     table = TcpIkTable(panda_cfg(), (0.4, -0.1, 0.02), (0.6, 0.1, 0.3), (4, 4, 5))
     # Forward kinematics of the interpolated configurations, at random points inside the box.
@@ -72,79 +90,71 @@ def test_shapes_spaces_and_the_start_pose(device):
         env.close()
 
 
-def test_actions_move_the_tool_and_close_the_gripper(device):
-    env = make(device)
-    try:
-        env.reset()
-        # Env 0 goes 10 cm up and closes, env 1 stays and stays open, env 2 moves 10 cm along +y.
-        actions = torch.tensor([[0.0, 0.0, 0.5, 1.0], [0.0, 0.0, 0.0, -1.0], [0.0, 0.5, 0.0, -1.0]])
-        for _ in range(20):
-            env.step(actions)
-        m = env.measurements()
-        step = env.cfg.action_scale
-        expected = env.start_tcp.repeat(N, 1) + 20 * step * actions[:, :3]
-        torch.testing.assert_close(env.tcp_command, expected, atol=1e-6, rtol=0)
-        # The PD-driven arm follows its commanded TCP (within the hand's sag under gravity).
-        assert torch.all((m["tcp"] - env.tcp_command).norm(dim=-1) < 0.02), m["tcp"] - env.tcp_command
-        assert float(m["tcp"][0, 2]) > float(m["tcp"][1, 2]) + 0.08
-        assert float(m["tcp"][2, 1]) > float(m["tcp"][1, 1]) + 0.08
-        # Finger targets ramp toward closed at finger_speed: 20 steps of 1/30 s at 0.05 m/s = 3.3 cm.
-        ramp = 20 * env.cfg.finger_speed * env.cfg.sim.dt * env.cfg.decimation
-        expected_target = max(env.cfg.scene.grasp_opening, OPEN - ramp)
-        torch.testing.assert_close(
-            env.joint_target[0, env.finger_cols], torch.full((2,), expected_target), atol=1e-6, rtol=0
-        )
-        assert float(m["opening"][0]) < OPEN - 0.02 and float(m["opening"][1]) > OPEN - 1e-3
-    finally:
-        env.close()
+def test_actions_move_the_tool_and_close_the_gripper(shared_env):
+    env = shared_env
+    env.reset()
+    # Env 0 goes 10 cm up and closes, env 1 stays and stays open, env 2 moves 10 cm along +y.
+    actions = torch.tensor([[0.0, 0.0, 0.5, 1.0], [0.0, 0.0, 0.0, -1.0], [0.0, 0.5, 0.0, -1.0]])
+    for _ in range(20):
+        env.step(actions)
+    m = env.measurements()
+    step = env.cfg.action_scale
+    expected = env.start_tcp.repeat(N, 1) + 20 * step * actions[:, :3]
+    torch.testing.assert_close(env.tcp_command, expected, atol=1e-6, rtol=0)
+    # The PD-driven arm follows its commanded TCP (within the hand's sag under gravity).
+    assert torch.all((m["tcp"] - env.tcp_command).norm(dim=-1) < 0.02), m["tcp"] - env.tcp_command
+    assert float(m["tcp"][0, 2]) > float(m["tcp"][1, 2]) + 0.08
+    assert float(m["tcp"][2, 1]) > float(m["tcp"][1, 1]) + 0.08
+    # Finger targets ramp toward closed at finger_speed: 20 steps of 1/30 s at 0.05 m/s = 3.3 cm.
+    ramp = 20 * env.cfg.finger_speed * env.cfg.sim.dt * env.cfg.decimation
+    expected_target = max(env.cfg.scene.grasp_opening, OPEN - ramp)
+    torch.testing.assert_close(
+        env.joint_target[0, env.finger_cols], torch.full((2,), expected_target), atol=1e-6, rtol=0
+    )
+    assert float(m["opening"][0]) < OPEN - 0.02 and float(m["opening"][1]) > OPEN - 1e-3
 
 
-def test_actions_past_the_clip_act_as_the_limit_and_cost_the_limit_penalty(device):
-    env = make(device)
-    try:
-        env.reset()
-        # Envs 0 and 1 act the same once clipped (up, closing); env 1's policy overshot the range by 0.5 and 2.
-        actions = torch.tensor([[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.5, 3.0], [0.0, 0.0, -1.0, -1.0]])
-        weight = env.cfg.action_limit_penalty
-        assert weight > 0.0
-        for _ in range(4):
-            obs, reward, *_ = env.step(actions)
-            assert torch.equal(env.actions[0], env.actions[1])
-            torch.testing.assert_close(env.action_excess[1], torch.tensor([0.0, 0.0, 0.5, 2.0]))
-            assert float(env.action_excess[[0, 2]].abs().max()) == 0.0
-            # Same physics (up to rounding in the envs' world frames), so the same reward but for the penalty on
-            # the excess: 0.5^2 + 2^2.
-            torch.testing.assert_close(reward[1], reward[0] - weight * 4.25, atol=1e-3, rtol=0)
-            same = [i for i in range(16) if i != 11]  # all but the rise to go: each env drew its own target
-            torch.testing.assert_close(obs[0, same], obs[1, same], atol=1e-4, rtol=0)
-        # The observation carries the rise and the rise still to go: together the episode's target.
-        torch.testing.assert_close(obs[:, 10] + obs[:, 11], env.target_height, atol=1e-6, rtol=0)
-        with pytest.raises(ValueError, match="not finite"):
-            env.step(torch.full((N, 4), float("inf")))
-        assert torch.equal(env.action_excess[1], torch.tensor([0.0, 0.0, 0.5, 2.0]))  # the refused step wrote nothing
-    finally:
-        env.close()
+def test_actions_past_the_clip_act_as_the_limit_and_cost_the_limit_penalty(shared_env):
+    env = shared_env
+    env.reset()
+    # Envs 0 and 1 act the same once clipped (up, closing); env 1's policy overshot the range by 0.5 and 2.
+    actions = torch.tensor([[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.5, 3.0], [0.0, 0.0, -1.0, -1.0]])
+    weight = env.cfg.action_limit_penalty
+    assert weight > 0.0
+    for _ in range(4):
+        obs, reward, *_ = env.step(actions)
+        assert torch.equal(env.actions[0], env.actions[1])
+        torch.testing.assert_close(env.action_excess[1], torch.tensor([0.0, 0.0, 0.5, 2.0]))
+        assert float(env.action_excess[[0, 2]].abs().max()) == 0.0
+        # Same physics (up to rounding in the envs' world frames), so the same reward but for the penalty on
+        # the excess: 0.5^2 + 2^2.
+        torch.testing.assert_close(reward[1], reward[0] - weight * 4.25, atol=1e-3, rtol=0)
+        same = [i for i in range(16) if i != 11]  # all but the rise to go: each env drew its own target
+        torch.testing.assert_close(obs[0, same], obs[1, same], atol=1e-4, rtol=0)
+    # The observation carries the rise and the rise still to go: together the episode's target.
+    torch.testing.assert_close(obs[:, 10] + obs[:, 11], env.target_height, atol=1e-6, rtol=0)
+    with pytest.raises(ValueError, match="not finite"):
+        env.step(torch.full((N, 4), float("inf")))
+    assert torch.equal(env.action_excess[1], torch.tensor([0.0, 0.0, 0.5, 2.0]))  # the refused step wrote nothing
 
 
-def test_the_oracle_lifts_the_block_to_the_target_by_friction(device):
-    env = make(device)
-    try:
-        obs, _ = env.reset()
-        oracle = oracle_policy(env)
-        rewards = []
-        for _ in range(env.max_episode_length - 1):
-            obs, reward, terminated, *_ = env.step(oracle(obs))
-            rewards.append(reward)
-            assert not terminated.any()
-        m = env.measurements()
-        # Every block rose with its target (drawn in 10..20 cm) and stays between the fingers.
-        assert torch.all((m["rise"] - env.target_height).abs() < 0.04), (m["rise"], env.target_height)
-        assert torch.all((m["object"] - m["tcp"]).norm(dim=-1) < 0.03)
-        assert float(torch.stack(rewards[-20:]).mean()) > 10.0  # lifted (5) + most of the goal term (10)
-    finally:
-        env.close()
+def test_the_oracle_lifts_the_block_to_the_target_by_friction(shared_env):
+    env = shared_env
+    obs, _ = env.reset()
+    oracle = oracle_policy(env)
+    rewards = []
+    for _ in range(env.max_episode_length - 1):
+        obs, reward, terminated, *_ = env.step(oracle(obs))
+        rewards.append(reward)
+        assert not terminated.any()
+    m = env.measurements()
+    # Every block rose with its target (drawn in 10..20 cm) and stays between the fingers.
+    assert torch.all((m["rise"] - env.target_height).abs() < 0.04), (m["rise"], env.target_height)
+    assert torch.all((m["object"] - m["tcp"]).norm(dim=-1) < 0.03)
+    assert float(torch.stack(rewards[-20:]).mean()) > 10.0  # lifted (5) + most of the goal term (10)
 
 
+@pytest.mark.slow  # a whole oracle episode
 def test_the_vertical_variant_keeps_the_tool_over_the_grasp_point_and_lifts(device):
     env = FrankaLiftVerticalEnv(config(2, device, seed=4))
     try:
@@ -218,6 +228,7 @@ def test_the_coupler_terms_read_the_grip_and_the_penalty_costs_the_penetration(d
     assert float((rewards[:75] - penalized)[held].min()) > 0.0
 
 
+@pytest.mark.slow  # two Franka envs
 def test_auto_reset_touches_exactly_the_finished_env(device):
     actions = torch.rand(14, N, 4, generator=torch.Generator().manual_seed(2)) * 2 - 1
     # Env 1 is 8 steps from its time limit: it truncates at step 8 and restarts.
@@ -239,6 +250,7 @@ def test_auto_reset_touches_exactly_the_finished_env(device):
     torch.testing.assert_close(early[7, 1, 12:16], torch.zeros(4))
 
 
+@pytest.mark.slow  # two Franka envs
 def test_eager_and_captured_rollouts_are_identical(device):
     actions = torch.rand(12, N, 4, generator=torch.Generator().manual_seed(1)) * 2 - 1
     results = []
@@ -252,6 +264,7 @@ def test_eager_and_captured_rollouts_are_identical(device):
     assert torch.equal(results[0], results[1])
 
 
+@pytest.mark.slow  # one Franka env per task
 @pytest.mark.parametrize(
     ("task", "env_class", "dims"),
     [

@@ -42,6 +42,8 @@ from isaaclab_coupling_configs import (
     xpbd_vbd_coupled,
 )
 
+pytestmark = pytest.mark.slow  # Newton's examples run beside our configs for tens of frames
+
 STATE_FIELDS = ("body_q", "body_qd", "particle_q", "particle_qd", "joint_q", "joint_qd")
 FRAME_DT = 1.0 / 60.0  # every example steps 60 frames per second
 

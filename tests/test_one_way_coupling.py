@@ -121,6 +121,7 @@ def test_one_way_the_robot_feels_no_reaction(device):
     assert pusher == pytest.approx(free, abs=1.0e-6)  # and moved exactly as without any cloth
 
 
+@pytest.mark.slow  # two pressing runs, one with a 1000 times heavier robot
 def test_one_way_matches_two_way_with_a_much_heavier_robot(device):
     _, one_way = _run(device, one_way=True, density=1.0e5)
     heavy_pusher, heavy = _run(device, one_way=False, density=1.0e5)

@@ -120,6 +120,7 @@ def test_auto_reset_touches_exactly_the_finished_env(device):
     assert bool((plain[5, 1, 3 : 3 + H * W] != 0).any())
 
 
+@pytest.mark.slow  # the arm task's twin stays in the default set
 def test_eager_and_captured_rollouts_are_identical(device):
     actions = torch.rand(12, N, 1, generator=torch.Generator().manual_seed(1)) * 2 - 1
     results = []
@@ -138,6 +139,7 @@ def test_eager_and_captured_rollouts_are_identical(device):
         torch.testing.assert_close(results[0], results[1], atol=1e-4, rtol=1e-4)
 
 
+@pytest.mark.slow  # whole episodes of the oracle and of random actions
 def test_the_oracle_and_random_returns_are_the_state_tasks():
     """The camera changes what is observed, not the physics: same seed, same returns."""
     returns = []
@@ -160,6 +162,7 @@ def test_the_oracle_and_random_returns_are_the_state_tasks():
     assert returns[0] == returns[1]
 
 
+@pytest.mark.slow  # a training iteration
 def test_rsl_rl_trains_a_cnn_on_the_camera_groups(tmp_path):
     env = gym.make(TASK_ID, cfg=config(2))
     try:

@@ -44,6 +44,7 @@ def run_script(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # one fresh interpreter per bad argument
 @pytest.mark.parametrize(
     ("args", "message"),
     [

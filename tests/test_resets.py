@@ -11,8 +11,7 @@ import newton
 import newton.examples
 import numpy as np
 import pytest
-import warp as wp
-from scenes import add_small_cloth
+from scenes import add_hinge_arm, add_small_cloth
 
 from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg, NewtonCouplerManager
 from isaaclab_contrib.physics import (
@@ -90,6 +89,7 @@ def test_fk_invalidation_keeps_the_joint_state_the_task_wrote(which, device):
     assert abs(float(joint_q[1, hip]) - 0.4) < 0.05  # the step starts from the written pose, not the default
 
 
+@pytest.mark.slow  # a multi-env implicit-MPM scene
 def test_masked_and_full_resets_of_a_multi_env_mpm_scene(device):
     scene = ToolInSandSceneCfg(num_envs=2)
     sim = SimulationContext(SimulationCfg(dt=DT, device=device, physics=NewtonCfg(solver_cfg=scene.coupler_cfg())))
@@ -140,12 +140,7 @@ def test_a_shared_mpm_grid_refuses_a_masked_reset_before_writing_anything(device
 
 def hinge_builder(manager, *, cloth: bool) -> newton.ModelBuilder:
     proto = newton.ModelBuilder()
-    body = proto.add_link(xform=wp.transform((0.0, 0.0, 1.0), wp.quat_identity()), label="Arm/link")
-    proto.add_shape_box(body, hx=0.3, hy=0.05, hz=0.05, label="Arm/link/box")
-    joint = proto.add_joint_revolute(
-        -1, body, axis=(0, 0, 1), parent_xform=wp.transform((0.0, 0.0, 1.0), wp.quat_identity()), label="Arm/hinge"
-    )
-    proto.add_articulation([joint], label="Arm")
+    add_hinge_arm(proto, "Arm")
     if cloth:
         add_small_cloth(proto, cells=3, height=0.2)
     builder = manager.create_builder()

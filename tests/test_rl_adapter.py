@@ -122,6 +122,7 @@ def test_adapter_presents_the_vecenv_interface(device):
         env.close()
 
 
+@pytest.mark.slow  # a training iteration
 def test_rsl_rl_runner_learns_one_iteration_on_the_press_task(tmp_path):
     from rsl_rl.runners import OnPolicyRunner
 

@@ -14,6 +14,8 @@ import pytest
 
 RUN = Path(__file__).resolve().parents[1] / "scripts" / "run.py"
 
+pytestmark = pytest.mark.slow  # scripts/run.py in fresh interpreters
+
 
 def _run(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
     return subprocess.run(

@@ -104,6 +104,7 @@ def test_ownership_report_shows_view_settings_and_proxy_joints():
     assert "(update_joint_coordinates)" in report
 
 
+@pytest.mark.slow  # a training run
 def test_training_script_trains_with_rsl_rl_exports_and_plays(tmp_path):
     import json
 
@@ -264,6 +265,7 @@ def test_train_runs_started_at_the_same_time_get_their_own_folders(tmp_path, mon
     assert list((tmp_path / "other" / "arm_press_cloth").iterdir()) == []  # its empty run folder was removed
 
 
+@pytest.mark.slow  # profiles a scene per stage
 def test_profile_step_reports_stages_entries_and_launches(tmp_path, capsys):
     import json
     import re
@@ -307,6 +309,7 @@ def test_benchmark_train_compares_one_and_two_processes():
     assert result["single"] > 0 and result["multi"] > 0 and result["ratio"] > 0
 
 
+@pytest.mark.slow  # a benchmark run
 def test_benchmark_env_reports_captured_and_eager_rates():
     import benchmark_env
 
@@ -314,6 +317,7 @@ def test_benchmark_env_reports_captured_and_eager_rates():
     assert row["num_envs"] == 2 and row["captured"] > 0 and row["eager"] > 0
 
 
+@pytest.mark.slow  # one fresh interpreter per script
 @pytest.mark.parametrize(
     ("script", "args", "expect"),
     [

@@ -68,6 +68,7 @@ def test_extra_solver_args_are_checked():
         SteelSolverCfg(extra_solver_args={"iterations": 3}).solver_kwargs()
 
 
+@pytest.mark.slow  # builds a Kamino solver
 def test_kamino_nested_overrides():
     config = KaminoSolverCfg(padmm_overrides={"max_iterations": 120}).make_config()
     assert config.padmm.max_iterations == 120

@@ -11,6 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # as `python scripts/NAME.py` does
 
+pytestmark = pytest.mark.slow  # training runs
+
 TASK = "Isaac-Press-Cloth-Direct-v0"  # the smallest task: a sphere and a cloth
 COMMON = ["--task", TASK, "--num_envs", "2", "--eval_episodes", "1", "--seed", "3"]
 TINY = ["--max_iterations", "2", "agent.num_steps_per_env=6", "agent.algorithm.learning_rate=2e-4"]

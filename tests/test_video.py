@@ -14,6 +14,8 @@ from isaaclab_contrib.scenes import CameraCfg
 from isaaclab_contrib.utils.video import VideoWriter, read_video, tile_frames
 
 TASKS = sorted(spec.id for spec in gym.registry.values() if "env_cfg_entry_point" in (spec.kwargs or {}))
+# The Franka tasks build a robot from a URDF with convex-hull collision meshes: slow tier.
+RENDER_CASES = [pytest.param(t, marks=pytest.mark.slow) if "Franka" in t else t for t in TASKS]
 
 
 def test_the_video_writer_writes_frames_that_decode_and_differ(tmp_path):
@@ -45,7 +47,7 @@ def test_tile_frames_makes_a_grid():
     assert not grid[2:4, 6:9].any()  # the sixth cell stays black
 
 
-@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("task", RENDER_CASES)
 def test_every_task_renders_rgb_frames_that_change(task):
     cfg = load_cfg_from_registry(task, "env_cfg_entry_point")
     cfg.scene.num_envs = 1
