@@ -376,6 +376,10 @@ class CouplerProxyMappingCfg:
             return float(self.kinematic_mass_scale), 0.0, "fixed"
         return float(self.mass_scale), float(self.proxy_relaxation), self.proxy_relaxation_mode
 
+    def _changed_from(self, defaults: tuple[tuple[str, object], ...]) -> list[str]:
+        """``name=value`` of each of *defaults*' fields that differs from its default."""
+        return [f"{name}={getattr(self, name)!r}" for name, default in defaults if getattr(self, name) != default]
+
     def validate(self, owner: str = "CouplerProxyMappingCfg") -> None:
         """Check the mapping without a model."""
         check_missing(self)
@@ -430,33 +434,16 @@ class CouplerProxyMappingCfg:
                 f"{owner}.proxy_relaxation={self.proxy_relaxation} must lie in "
                 f"[proxy_relaxation_min, proxy_relaxation_max] for Aitken relaxation"
             )
+        feedback_defaults = (("mass_scale", 1.0), ("proxy_relaxation", 1.0), ("proxy_relaxation_mode", "fixed"))
         if self.one_way:
-            changed = [
-                f"{name}={getattr(self, name)!r}"
-                for name, default in (
-                    ("mass_scale", 1.0),
-                    ("proxy_relaxation", 1.0),
-                    ("proxy_relaxation_mode", "fixed"),
-                )
-                if getattr(self, name) != default
-            ]
+            changed = self._changed_from(feedback_defaults)
             if changed:
                 raise ValueError(
                     f"{owner}.one_way=True sets the proxies' mass scale (kinematic_mass_scale) and turns the feedback "
                     f"off; leave {', '.join(changed)} at the default"
                 )
         if self.kinematic:
-            changed = [
-                f"{name}={getattr(self, name)!r}"
-                for name, default in (
-                    ("one_way", False),
-                    ("mode", "lagged"),
-                    ("mass_scale", 1.0),
-                    ("proxy_relaxation", 1.0),
-                    ("proxy_relaxation_mode", "fixed"),
-                )
-                if getattr(self, name) != default
-            ]
+            changed = self._changed_from((("one_way", False), ("mode", "lagged"), *feedback_defaults))
             if changed:
                 raise ValueError(
                     f"{owner}.kinematic=True prescribes the proxies' poses and sends nothing back; leave "

@@ -97,6 +97,16 @@ def _report_degenerate(
     )
 
 
+def _refuse_orphans(count: int, elements: np.ndarray, element: str, where: str, path: str) -> None:
+    """Refuse vertices that no *element* uses: they would become massless particles that never move."""
+    orphans = _orphans(count, elements)
+    if orphans.size:
+        raise ValueError(
+            f"{where}: {path!r} has {len(orphans)} vertices in no {element} (vertices {_first(orphans)}): they would "
+            "be massless particles that never move; remove them from the mesh"
+        )
+
+
 def check_triangle_mesh(vertices: Any, triangles: Any, scale: float, where: str, path: str) -> tuple[np.ndarray, int]:
     """Check a cloth's triangle mesh (vertices before *scale*); returns the triangles ``(m, 3)`` and how many of
     them are not degenerate (Newton keeps at least those).
@@ -105,12 +115,7 @@ def check_triangle_mesh(vertices: Any, triangles: Any, scale: float, where: str,
         ValueError: See the module documentation; the message names *where* and the file *path*.
     """
     v, t = _check_arrays(vertices, triangles, 3, "triangles", where, path)
-    orphans = _orphans(len(v), t)
-    if orphans.size:
-        raise ValueError(
-            f"{where}: {path!r} has {len(orphans)} vertices in no triangle (vertices {_first(orphans)}): they would be "
-            "massless particles that never move; remove them from the mesh"
-        )
+    _refuse_orphans(len(v), t, "triangle", where, path)
     p = v * float(scale)
     a, b, c = p[t[:, 0]], p[t[:, 1]], p[t[:, 2]]
     area = 0.5 * np.linalg.norm(np.cross(b - a, c - a), axis=1)
@@ -129,12 +134,7 @@ def check_tet_mesh(vertices: Any, tets: Any, scale: float, where: str, path: str
         ValueError: See the module documentation; the message names *where* and the file *path*.
     """
     v, t = _check_arrays(vertices, tets, 4, "tetrahedra", where, path)
-    orphans = _orphans(len(v), t)
-    if orphans.size:
-        raise ValueError(
-            f"{where}: {path!r} has {len(orphans)} vertices in no tetrahedron (vertices {_first(orphans)}): they would "
-            "be massless particles that never move; remove them from the mesh"
-        )
+    _refuse_orphans(len(v), t, "tetrahedron", where, path)
     p = v * float(scale)
     o = p[t[:, 0]]
     edges = np.stack([p[t[:, 1]] - o, p[t[:, 2]] - o, p[t[:, 3]] - o], axis=-1)
