@@ -33,6 +33,7 @@ from isaaclab_contrib.scenes import (
     GroundPlaneCfg,
     SceneBaseCfg,
     UrdfFileCfg,
+    scene_sim,
 )
 from isaaclab_contrib.scenes.articulation import ShapeMaterialCfg
 from isaaclab_contrib.scenes.asset_paths import example_robot_data_path
@@ -497,9 +498,7 @@ def pick_controller(manager: Any, cfg: FrankaPickSceneCfg, t: float) -> None:
 def pick_spec_kwargs() -> dict[str, Any]:
     """Timing and controller of the Franka scenes' ``SceneSpec``: 60 Hz env steps of 8 substeps, 5.5 s."""
     return {
-        "decimation": 1,
-        "num_substeps": SUBSTEPS,
-        "physics_dt": FRAME_DT,
+        "sim": scene_sim(FRAME_DT, decimation=1, num_substeps=SUBSTEPS),
         "controller": pick_controller,
         "frames": 330,
         # From the front right, the table edge and the whole arm in view, the object at the center.

@@ -22,6 +22,7 @@ from isaaclab_contrib.scenes import (
     SceneBaseCfg,
     SceneSpec,
     register_scene,
+    scene_sim,
 )
 from isaaclab_contrib.scenes.checks import SceneCheck
 from isaaclab_contrib.utils.configclass import configclass
@@ -78,7 +79,7 @@ register_scene(
     SceneSpec(
         GrainsOnClothSceneCfg,
         "particle bed (XPBD) on a pinned cloth (VBD), proxy-particle coupling",
-        num_substeps=2,
+        sim=scene_sim(num_substeps=2),
         viewpoint=CameraCfg(eye=(-0.75, -0.75, 0.95), target=(0.0, 0.0, 0.35)),
     ),
 )

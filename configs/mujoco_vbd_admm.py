@@ -52,6 +52,7 @@ from isaaclab_contrib.scenes import (
     SpawnedAsset,
     SphereCfg,
     register_scene,
+    scene_sim,
 )
 from isaaclab_contrib.scenes.checks import MaxDistanceCheck, SceneCheck, body_points, particle_points
 from isaaclab_contrib.utils.configclass import configclass
@@ -240,8 +241,7 @@ register_scene(
     SceneSpec(
         AttachedBallSceneCfg,
         "ball (MuJoCo-Warp) attached under a pinned cloth (VBD) and a pendulum carrying a VBD payload, ADMM joints",
-        decimation=8,
-        physics_dt=PHYSICS_DT,
+        sim=scene_sim(PHYSICS_DT, decimation=8),
         viewpoint=CameraCfg(eye=(-1.6, -3.4, 3.3), target=(0.8, 0.05, 1.6)),
     ),
 )

@@ -43,6 +43,7 @@ from isaaclab_contrib.scenes import (
     SceneSpec,
     SoftBlockCfg,
     register_scene,
+    scene_sim,
 )
 from isaaclab_contrib.scenes.checks import MaxDistanceCheck, SceneCheck, body_points, particle_points
 from isaaclab_contrib.utils.configclass import configclass
@@ -327,7 +328,7 @@ def controller(manager: Any, cfg: GripperSceneCfg, t: float) -> None:
     view[:, [columns.index(name) for name in FINGER_JOINTS]] = finger_target(cfg, t)
 
 
-_TIMING: dict[str, Any] = {"decimation": 1, "num_substeps": 6, "controller": controller, "physics_dt": FRAME_DT}
+_TIMING: dict[str, Any] = {"sim": scene_sim(FRAME_DT, decimation=1, num_substeps=6), "controller": controller}
 register_scene(
     "proxy_joint_gripper",
     SceneSpec(

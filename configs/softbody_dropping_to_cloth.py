@@ -33,6 +33,7 @@ from isaaclab_contrib.scenes import (
     SceneSpec,
     SoftBlockCfg,
     register_scene,
+    scene_sim,
 )
 from isaaclab_contrib.scenes.checks import MinHeightCheck, SceneCheck, particle_points
 from isaaclab_contrib.utils.configclass import configclass
@@ -114,8 +115,7 @@ register_scene(
     SceneSpec(
         SoftbodyOnClothSceneCfg,
         "Neo-Hookean soft block (VBD) dropped on a pinned cloth (VBD), proxy particles, each entry hides the other's elements",
-        decimation=10,
-        physics_dt=PHYSICS_DT,
+        sim=scene_sim(PHYSICS_DT, decimation=10),
         viewpoint=CameraCfg(eye=(-3.2, -3.2, 3.6), target=(0.0, 0.0, 1.2)),
     ),
 )

@@ -39,6 +39,7 @@ from isaaclab_contrib.scenes import (
     SceneSpec,
     UsdFileCfg,
     register_scene,
+    scene_sim,
 )
 from isaaclab_contrib.scenes.checks import MaxDistanceCheck, MinHeightCheck, SceneCheck, body_points, particle_points
 from isaaclab_contrib.scenes.usd_deformables import UsdDeformablesCfg
@@ -119,9 +120,7 @@ register_scene(
     SceneSpec(
         UsdClothOnRobotSceneCfg,
         "a USD-authored cloth (VBD, owned by prim path) drapes over a USD-authored driven bar (MuJoCo-Warp), proxy",
-        decimation=1,
-        num_substeps=8,
-        physics_dt=1.0 / 60.0,
+        sim=scene_sim(1.0 / 60.0, decimation=1, num_substeps=8),
         controller=controller,
         frames=150,
         viewpoint=CameraCfg(eye=(-1.0, -1.0, 1.1), target=(0.0, 0.0, 0.35)),

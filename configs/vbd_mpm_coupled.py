@@ -34,6 +34,7 @@ from isaaclab_contrib.scenes import (
     SceneSpec,
     SoftBlockCfg,
     register_scene,
+    scene_sim,
 )
 from isaaclab_contrib.scenes.checks import MinHeightCheck, SceneCheck, particle_points
 from isaaclab_contrib.utils.configclass import configclass
@@ -150,8 +151,7 @@ register_scene(
         VbdMpmCoupledSceneCfg,
         "soft cube (VBD) dropped into a granular heap (implicit MPM, out of place), its surface a deformable MPM "
         "collider over proxy particles",
-        decimation=4,
-        physics_dt=PHYSICS_DT,
+        sim=scene_sim(PHYSICS_DT),
         frames=30,  # 0.5 s: the cube lands on the heap after ~0.27 s (16 frames); ~10 s a frame on the CPU,
         viewpoint=CameraCfg(eye=(-2.8, -2.8, 2.6), target=(0.0, 0.0, 0.45)),
     ),

@@ -31,6 +31,7 @@ from isaaclab_contrib.scenes import (
     SceneBaseCfg,
     SceneSpec,
     register_scene,
+    scene_sim,
 )
 from isaaclab_contrib.scenes.checks import SceneCheck
 from isaaclab_contrib.utils.configclass import configclass
@@ -100,8 +101,7 @@ register_scene(
     SceneSpec(
         XpbdVbdCoupledSceneCfg,
         "grain bed (XPBD) on a pinned cloth (VBD) over a ground, proxy particles into a contact-only XPBD view",
-        decimation=8,
-        physics_dt=PHYSICS_DT,
+        sim=scene_sim(PHYSICS_DT, decimation=8),
         viewpoint=CameraCfg(eye=(-1.15, -1.15, 1.3), target=(0.0, 0.0, 0.45)),
     ),
 )

@@ -145,7 +145,7 @@ def profile_mode(
     sim = launch(scene_cfg, spec.simulation_cfg(device=device, use_cuda_graph=captured))
     manager = sim.physics_manager
     try:
-        frame_time = spec.decimation * sim.get_physics_dt()
+        frame_time = manager.get_decimation() * sim.get_physics_dt()
         controller = spec.controller
         frame = [0]
 

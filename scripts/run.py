@@ -150,8 +150,8 @@ def write_summary(
         "num_envs": args.num_envs,
         "frames": args.frames,
         "physics_dt": args.dt,
-        "decimation": spec.decimation,
-        "num_substeps": spec.num_substeps,
+        "decimation": manager.get_decimation(),
+        "num_substeps": manager.get_num_substeps(),
         "simulated_s": manager.get_simulation_time(),
         "device": args.device,
         "step_mode": manager.step_mode(),
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> dict:
         "--frames", type=positive_int, default=None, help="env steps to run and record; default: the scene's own"
     )
     parser.add_argument(
-        "--dt", type=positive_float, default=None, help="physics step [s]; default: the scene's own, else 1/240"
+        "--dt", type=positive_float, default=None, help="physics step [s]; default: the scene's own (SceneSpec.sim.dt)"
     )
     add_device_option(parser)
     parser.add_argument(
@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> dict:
     try:
         if args.video:
             viewport = make_viewport(manager, viewpoint, scene_cfg)
-            video = VideoWriter(out / f"{args.scene}.mp4", fps=1.0 / (spec.decimation * sim.get_physics_dt()))
+            video = VideoWriter(out / f"{args.scene}.mp4", fps=1.0 / (manager.get_decimation() * sim.get_physics_dt()))
         args.dt = sim.get_physics_dt()
         coupler = sim.cfg.physics.solver_cfg
         print(
@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> dict:
         body_world = model.body_world.numpy() if model.body_count else np.zeros(0, dtype=int)
         particle_world = model.particle_world.numpy() if model.particle_count else np.zeros(0, dtype=int)
         stage = prepare_stage(out / f"{args.scene}.usda", manager)
-        frame_time = spec.decimation * args.dt
+        frame_time = manager.get_decimation() * args.dt
         set_time_range(stage, 0, args.frames, 1.0 / frame_time)
         bodies_per_env = max(1, int(np.sum(body_world == 0))) if model.body_count else 0
         times, heights, lowest = [], [], []

@@ -5,6 +5,7 @@ import pytest
 import torch
 import warp as wp
 
+from isaaclab_contrib.coupling import CouplerProxyCfg
 from isaaclab_contrib.envs import CoupledDirectEnv, CoupledDirectEnvCfg
 from isaaclab_contrib.scenes import SceneBaseCfg, get_scene
 from isaaclab_contrib.utils.configclass import configclass
@@ -30,8 +31,17 @@ def rollout(env: PressClothEnv, actions: torch.Tensor):
     return torch.stack(history[1:])
 
 
-def test_shapes_dtypes_and_truncation(device):
+def test_shapes_dtypes_and_truncation(device, monkeypatch):
+    checks = {"scene": 0, "coupler": 0}
+    for cls, key in ((SceneBaseCfg, "scene"), (CouplerProxyCfg, "coupler")):
+
+        def counted(self, *args, _validate=cls.validate, _key=key, **kwargs):
+            checks[_key] += 1
+            return _validate(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "validate", counted)
     env = make(device, episode_length_s=0.1)  # 6 env steps
+    assert checks == {"scene": 1, "coupler": 1}  # an env start validates each config once
     try:
         obs, extras = env.reset()
         assert obs.shape == (N, 5) and obs.dtype == torch.float32 and extras == {}

@@ -13,7 +13,15 @@ import pytest
 
 import isaaclab_contrib
 import isaaclab_coupling_configs
-from isaaclab_contrib.scenes import SceneBaseCfg, SceneSpec, get_scene, register_scene, registered_scenes, scene_names
+from isaaclab_contrib.scenes import (
+    SceneBaseCfg,
+    SceneSpec,
+    get_scene,
+    register_scene,
+    registered_scenes,
+    scene_names,
+    scene_sim,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_DIR = Path(isaaclab_contrib.__file__).resolve().parent
@@ -117,6 +125,29 @@ def test_registering_a_different_spec_under_a_taken_name_raises():
     assert "another box" not in [s.description for s in registered_scenes().values()]
     with pytest.raises(TypeError, match="must be a SceneBaseCfg subclass"):
         register_scene("not_a_scene", SceneSpec(dict, "a dict"))
+
+
+def test_a_scene_states_its_timing_once_in_its_sim():
+    """The timing of a ready scene lives in ``SceneSpec.sim``: stated only where it differs from the default,
+    copied (never shared) for a device, and refused at registration when it is not a timing."""
+    default = SceneSpec(get_scene("box_on_cloth").scene_cfg, "default timing")
+    assert (default.sim.dt, default.sim.physics.decimation, default.sim.physics.num_substeps) == (1.0 / 240.0, 4, 1)
+    spec = get_scene("softbody_dropping_to_cloth")
+    assert (spec.sim.physics.decimation, spec.sim.physics.num_substeps) == (10, 1)
+    sim = spec.simulation_cfg(device="cpu", dt=0.002, use_cuda_graph=False)
+    assert (sim.dt, sim.physics.decimation, sim.physics.use_cuda_graph) == (0.002, 10, False)
+    assert spec.sim.physics.use_cuda_graph and spec.sim.dt == pytest.approx(1.0 / 600.0)  # the spec is untouched
+    assert get_scene("grains_on_cloth").sim.physics.num_substeps == 2
+    scene_cfg = spec.scene_cfg
+    with pytest.raises(TypeError, match=r"SceneSpec\.sim must be a SimulationCfg"):
+        register_scene("bad_timing", SceneSpec(scene_cfg, "no timing", sim=None))
+    with_solver = scene_sim()
+    with_solver.physics.solver_cfg = scene_cfg(num_envs=1).coupler_cfg()
+    with pytest.raises(ValueError, match=r"solver_cfg must stay unset"):
+        register_scene("bad_timing", SceneSpec(scene_cfg, "a solver", sim=with_solver))
+    with pytest.raises(ValueError, match=r"register_scene\('bad_timing'\): SceneSpec\.sim.*decimation must be >= 1"):
+        register_scene("bad_timing", SceneSpec(scene_cfg, "zero decimation", sim=scene_sim(decimation=0)))
+    assert "bad_timing" not in scene_names()
 
 
 def test_the_cloth_fields_are_declared_once():

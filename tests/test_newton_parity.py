@@ -150,7 +150,7 @@ def manager_run(scene: str, scene_cfg, coupler_cfg, *, frames: int, mode: str = 
     step is one example frame."""
     M = NewtonCouplerManager
     spec = get_scene(scene)
-    assert spec.physics_dt * spec.decimation == pytest.approx(FRAME_DT)
+    assert spec.sim.dt * spec.sim.physics.decimation == pytest.approx(FRAME_DT)
     sim_cfg = spec.simulation_cfg(device="cpu")
     sim_cfg.physics.solver_cfg = coupler_cfg
     sim = launch(scene_cfg, sim_cfg)

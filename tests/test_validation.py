@@ -505,6 +505,15 @@ def test_scene_and_task_configs():
         task.validate()
     with pytest.raises(ValueError, match=r"CoupledDirectEnvCfg\.decimation must be >= 1, got 0"):
         CoupledDirectEnvCfg(scene=BoxOnClothSceneCfg(), decimation=0).validate()
+    twice = CoupledDirectEnvCfg(scene=BoxOnClothSceneCfg(), decimation=4)
+    twice.sim.physics.decimation = 2  # a second home of the task's decimation
+    with pytest.raises(
+        ValueError, match=r"CoupledDirectEnvCfg\.sim\.physics\.decimation is 2 but CoupledDirectEnvCfg\.decimation is 4"
+    ):
+        twice.validate()
+    twice.sim.physics.decimation = 4  # the same value twice is no conflict
+    twice.validate()
+    assert twice.simulation_cfg().physics.decimation == 4
     for cfg in (GrainsOnClothSceneCfg(), XpbdVbdCoupledSceneCfg(), SoftbodyOnClothSceneCfg(), ArmPressClothEnvCfg()):
         cfg.validate()
 

@@ -81,7 +81,8 @@ class CoupledDirectEnvCfg:
     sim: SimulationCfg = SimulationCfg(dt=1.0 / 240.0, device="cpu", physics=NewtonCfg())
     """Simulation settings: physics step ``dt`` [s], ``device``, ``physics.num_substeps``,
     ``physics.use_cuda_graph`` (capture the decimation loop as a graph). ``physics.solver_cfg`` left unset
-    means the scene's ``coupler_cfg()``; ``physics.decimation`` is set from :attr:`decimation`."""
+    means the scene's ``coupler_cfg()``; ``physics.decimation`` is not stated here: the env sets it from
+    :attr:`decimation` (a different value is refused)."""
     scene: SceneBaseCfg = MISSING
     """The scene the task runs on (any scene config; ``scene.num_envs`` parallel envs)."""
     decimation: int = 4
@@ -128,6 +129,13 @@ class CoupledDirectEnvCfg:
         self.scene.validate(f"{cls}.scene")
         if not isinstance(self.sim, SimulationCfg) or not isinstance(self.sim.physics, NewtonCfg):
             raise TypeError(f"{cls}.sim must be a SimulationCfg with a NewtonCfg physics, got {self.sim!r}")
+        stated = self.sim.physics.decimation
+        if stated not in (NewtonCfg.decimation, self.decimation):
+            raise ValueError(
+                f"{cls}.sim.physics.decimation is {stated} but {cls}.decimation is {self.decimation}: a task states "
+                f"its decimation once, in {cls}.decimation (the env copies it into the simulation settings); leave "
+                "sim.physics.decimation at its default"
+            )
         with nested(f"{cls}.sim"):
             self.simulation_cfg().validate()
 
@@ -193,7 +201,9 @@ class CoupledDirectEnv(gym.Env):
         self.metadata = {**self.metadata, "render_fps": 1.0 / (cfg.sim.dt * cfg.decimation)}
         # One simulation at a time (Isaac Lab): launch() raises while another env or context is open, and
         # clears what it created when building or the reset fails.
-        self.sim = launch(cfg.scene, cfg.simulation_cfg(), cameras=list(cfg.cameras), setup=self._register_sensors)
+        self.sim = launch(
+            cfg.scene, cfg.simulation_cfg(), list(cfg.cameras), setup=self._register_sensors, validated=True
+        )
         self.manager = self.sim.physics_manager
         try:
             self.device = self.manager.get_device()

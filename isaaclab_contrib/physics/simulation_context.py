@@ -34,7 +34,14 @@ class SimulationContext:
     timeline, stage or renderer here.
     """
 
-    def __init__(self, cfg: SimulationCfg):
+    def __init__(self, cfg: SimulationCfg, *, validated: bool = False):
+        """Create the context and initialize its physics manager.
+
+        Args:
+            cfg: The simulation settings; validated here (errors name the field) unless *validated*.
+            validated: The caller has just validated this very *cfg* (e.g. :func:`~isaaclab_contrib.scenes.launch`
+                for an env that validated its whole config), so it is not checked again.
+        """
         if not isinstance(cfg, SimulationCfg):
             raise TypeError(f"SimulationContext expects a SimulationCfg, got {type(cfg).__name__}")
         active = NewtonManager.get_simulation_context()
@@ -43,7 +50,8 @@ class SimulationContext:
                 f"A simulation context is already active: {active!r}. Only one SimulationContext can exist at a "
                 "time; call its clear_instance() first."
             )
-        cfg.validate()
+        if not validated:
+            cfg.validate()
         solver_cfg = cfg.physics.solver_cfg
         manager = solver_cfg.manager_class() if isinstance(solver_cfg, NewtonModelSolverCfg) else NewtonManager
         if not (isinstance(manager, type) and issubclass(manager, NewtonManager)):

@@ -38,7 +38,7 @@ from .checks import CheckResult, FiniteCheck, LiftCheck, MaxDistanceCheck, MaxHe
 from .cloth import ClothMeshCfg, PinnedClothCfg, add_pinned_cloth
 from .granular import GranularBedCfg, GranularHeapCfg, ParticleGridCfg, add_granular_bed
 from .launch import build_model, copy_config, launch
-from .registry import SceneSpec, get_scene, register_scene, registered_scenes, scene_names
+from .registry import SceneSpec, get_scene, register_scene, registered_scenes, scene_names, scene_sim
 from .replicate import env_particle_blocks, env_prefixes, replicate_envs
 from .rigid_object import CuboidCfg, RigidObjectCfg, ShapeSpawnCfg, SphereCfg
 from .soft_body import SoftBlockCfg, SoftMeshCfg
@@ -102,4 +102,5 @@ __all__ = [
     "resolve_asset_uri",
     "resolve_urdf_text",
     "scene_names",
+    "scene_sim",
 ]

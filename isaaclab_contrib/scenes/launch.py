@@ -88,13 +88,15 @@ def launch(
     sim: SimulationCfg,
     cameras: Sequence[CameraCfg] = (),
     setup: Callable[[type], None] | None = None,
+    *,
+    validated: bool = False,
 ) -> SimulationContext:
     """Create the simulation context, build *scene* into the manager's builder and start the simulation.
 
     ``SimulationContext(sim) -> create_builder() -> scene.build(builder, sites) -> set_builder(builder) ->
     sim.reset()``, where *sites* are the per-env sites the cameras requested (``manager.cl_world_sites()``), which
     the scene's env replication gives every env. Each config is validated once: the scene here, the simulation
-    settings (and the solver) by ``SimulationContext``. Nothing passed in is modified: *scene* and *sim* are
+    settings (and the solver) by ``SimulationContext`` (neither, when the caller says it has: *validated*). Nothing passed in is modified: *scene* and *sim* are
     copied first (configs, lists and dicts; hooks are shared), so the runtime's write-back of resolved proxy
     body ids lands in the copy (``context.cfg.physics.solver_cfg``).
 
@@ -110,6 +112,8 @@ def launch(
             single-env ones after it (framed from the built env when their ``eye`` is ``None``).
         setup: Called with the manager class once the builder is set, right before ``sim.reset()``: add
             sensors there (``add_interface_force_sensor(...)``...) so the step program is recorded once.
+        validated: The caller has just validated *scene* and *sim* (with the solver set, as an env config's
+            ``validate()`` does), so neither is checked again; the coupler is still checked against the scene.
 
     Returns:
         The active :class:`~isaaclab_contrib.physics.SimulationContext`, reset; its ``physics_manager`` is the
@@ -149,12 +153,12 @@ def launch(
         )
     scene = copy_config(scene)
     sim = copy_config(sim)
-    if isinstance(scene, SceneBaseCfg):
+    if isinstance(scene, SceneBaseCfg) and not validated:
         scene.validate()
     _solver_for(scene, sim)
     if isinstance(scene, SceneBaseCfg):
         scene.check_coupler(sim.physics.solver_cfg)
-    context = SimulationContext(sim)
+    context = SimulationContext(sim, validated=validated)
     try:
         manager = context.physics_manager
         indices = {i: _add_camera(manager, c) for i, c in enumerate(cameras) if c.env_index is None}

@@ -8,19 +8,30 @@ folder, installed as the package ``isaaclab_coupling_configs``) and register the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from isaaclab_contrib.physics import NewtonCfg, SimulationCfg
+from isaaclab_contrib.utils.configclass import MISSING
+from isaaclab_contrib.utils.validation import check_fields, nested
 
 from .base_cfg import SceneBaseCfg
 from .camera_cfg import CameraCfg
 
-__all__ = ["SceneSpec", "get_scene", "register_scene", "registered_scenes", "scene_names"]
+__all__ = ["SceneSpec", "get_scene", "register_scene", "registered_scenes", "scene_names", "scene_sim"]
 
 DEFAULT_PHYSICS_DT = 1.0 / 240.0
 """Physics step of a scene that does not name its own [s]."""
+
+
+def scene_sim(dt: float = DEFAULT_PHYSICS_DT, **physics: Any) -> SimulationCfg:
+    """The simulation settings of a ready scene that differ from the default: physics step *dt* [s] and the
+    :class:`NewtonCfg` fields in *physics*; by default decimation 4 and one substep (``scene_sim()``).
+
+    ``SceneSpec(..., sim=scene_sim(1.0 / 600.0, decimation=10))`` states only what the scene changes.
+    """
+    return SimulationCfg(dt=dt, device="cpu", physics=NewtonCfg(**{"decimation": 4, **physics}))
 
 
 @dataclass(frozen=True)
@@ -31,13 +42,12 @@ class SceneSpec:
     """Scene config class; ``scene_cfg(num_envs=...)`` is a scene to build."""
     description: str
     """One-line description of the scene."""
-    decimation: int = 4
-    """Physics steps per env step [count]."""
-    num_substeps: int = 1
-    """Solver substeps per physics step [count]."""
-    physics_dt: float | None = None
-    """Physics step the scene is tuned for [s] (e.g. the timing of the Newton example it reproduces);
-    ``None``: :data:`DEFAULT_PHYSICS_DT` unless the caller gives one (``scripts/run.py --dt``)."""
+    sim: SimulationCfg = field(default_factory=scene_sim)
+    """The simulation settings the scene is tuned for (e.g. the timing of the Newton example it reproduces):
+    ``dt`` [s], ``physics.decimation``, ``physics.num_substeps`` and any other :class:`NewtonCfg` field, each
+    stated once, here (default: :func:`scene_sim`). Its ``device`` is not used (the caller names the
+    device) and its ``physics.solver_cfg`` stays unset: :func:`~isaaclab_contrib.scenes.launch` takes the
+    scene's coupler."""
     controller: Callable[[Any, Any, float], None] | None = None
     """``controller(manager, scene_cfg, t)`` writes joint targets before the env step that starts at
     simulated time ``t`` [s] (e.g. an open-loop gait); ``None`` for a passive scene."""
@@ -53,18 +63,20 @@ class SceneSpec:
     def simulation_cfg(
         self, *, device: str = "cpu", dt: float | None = None, use_cuda_graph: bool = True
     ) -> SimulationCfg:
-        """The :class:`~isaaclab_contrib.physics.SimulationCfg` of this scene's timing (the solver is left unset:
-        :func:`~isaaclab_contrib.scenes.launch` takes the scene's coupler).
+        """A copy of :attr:`sim` for *device* (the solver is left unset: :func:`~isaaclab_contrib.scenes.launch`
+        takes the scene's coupler).
 
         Args:
             device: Warp device alias.
-            dt: Physics step [s]; ``None``: :attr:`physics_dt`, else :data:`DEFAULT_PHYSICS_DT`.
+            dt: Physics step [s]; ``None``: the scene's ``sim.dt``.
             use_cuda_graph: Capture the step program as graphs.
         """
-        if dt is None:
-            dt = self.physics_dt if self.physics_dt is not None else DEFAULT_PHYSICS_DT
-        physics = NewtonCfg(decimation=self.decimation, num_substeps=self.num_substeps, use_cuda_graph=use_cuda_graph)
-        return SimulationCfg(dt=dt, device=device, physics=physics)
+        sim = self.sim.copy()
+        sim.device = device
+        if dt is not None:
+            sim.dt = dt
+        sim.physics.use_cuda_graph = use_cuda_graph
+        return sim
 
 
 _SCENES: dict[str, SceneSpec] = {}
@@ -82,6 +94,19 @@ def register_scene(name: str, spec: SceneSpec) -> SceneSpec:
         raise TypeError(
             f"register_scene({name!r}): SceneSpec.scene_cfg must be a SceneBaseCfg subclass, got {spec.scene_cfg!r}"
         )
+    sim = spec.sim
+    if not isinstance(sim, SimulationCfg) or not isinstance(sim.physics, NewtonCfg):
+        raise TypeError(
+            f"register_scene({name!r}): SceneSpec.sim must be a SimulationCfg with a NewtonCfg physics, got {sim!r}"
+        )
+    if sim.physics.solver_cfg is not MISSING:
+        raise ValueError(
+            f"register_scene({name!r}): SceneSpec.sim.physics.solver_cfg must stay unset: the scene config's "
+            "coupler_cfg() is the solver"
+        )
+    with nested(f"register_scene({name!r}): SceneSpec.sim"):
+        check_fields(sim)
+        check_fields(sim.physics)
     viewpoint = spec.viewpoint
     if viewpoint is not None:
         if not isinstance(viewpoint, CameraCfg):
