@@ -37,7 +37,9 @@ ids on import (they register no scene): ``arm_press_cloth_task``
 ``press_cloth_task`` (``Isaac-Press-Cloth-Direct-v0``) and ``press_cloth_camera_task``
 (``Isaac-Press-Cloth-Depth-Camera-Direct-v0``), which build on ``cloth_depth_task`` (the cloth, its
 center depth and the targets), and ``franka_lift_task`` (``Isaac-Lift-Soft-Franka-Direct-v0``,
-``Isaac-Lift-Soft-Franka-Coarse-Direct-v0``, ``Isaac-Lift-Cloth-Franka-Direct-v0``) on the Franka scenes;
+``Isaac-Lift-Soft-Franka-Coarse-Direct-v0``, ``Isaac-Lift-Cloth-Franka-Direct-v0``) on the Franka scenes.
+Manager-based tasks (Isaac Lab's ``ManagerBasedRLEnvCfg``, terms from ``isaaclab_contrib.envs.mdp``):
+``arm_press_cloth_manager_task`` (``Isaac-Arm-Press-Cloth-v0``, the arm task term for term).
 ``scripts/train.py --task ID`` trains them with rsl-rl.
 
 The package ``isaaclab_contrib`` never imports this package.

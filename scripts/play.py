@@ -57,6 +57,15 @@ def torchscript_policy(module, device, actor_groups: list[str] | None):
     return act
 
 
+def clipped_policy(policy, bound: float):
+    """*policy* with its actions clipped to ``[-bound, bound]`` (the runner config's ``clip_actions``)."""
+
+    def act(obs):
+        return policy(obs).clamp(-bound, bound)
+
+    return act
+
+
 def load_policy(checkpoint: tuple[Path, str, object], env, train_cfg: dict, export: bool):
     """``obs -> actions`` from a checked checkpoint (``checkpoint_arg``): a TorchScript export or an rsl-rl
     checkpoint (exported beside it if asked).
@@ -114,6 +123,8 @@ def main(argv: list[str] | None = None) -> dict:
     recorded = None
     try:
         policy = load_policy(args.checkpoint, env, train_cfg, export=not args.no_export)
+        if agent_cfg.clip_actions is not None:  # as the training's wrapper clipped them
+            policy = clipped_policy(policy, agent_cfg.clip_actions)
         if args.video:
             from isaaclab_contrib.rl.video_recorder import ClipRecorder, RecordedPolicy
 

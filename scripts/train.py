@@ -278,7 +278,7 @@ def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) 
                 print(f"[train] scripted oracle: mean return {result['oracle_return']:.2f} over {count} episodes")
 
         unwrapped.reset(seed=agent_cfg.seed)
-        vec_env = RslRlVecEnvWrapper(env)
+        vec_env = RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
         if record:
             from isaaclab_contrib.rl.video_recorder import ClipRecorder, VecEnvVideoRecorder
 

@@ -17,6 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+import torch
 
 import isaaclab_contrib
 import isaaclab_coupling_configs
@@ -27,7 +28,24 @@ from isaaclab_contrib.coupling import (
     CouplerProxyMappingCfg,
 )
 from isaaclab_contrib.coupling.coupler_cfg import CouplerCfg
-from isaaclab_contrib.envs import CoupledDirectEnvCfg
+from isaaclab_contrib.envs import CoupledDirectEnvCfg, ManagerBasedEnvCfg, ManagerBasedRLEnvCfg, mdp
+from isaaclab_contrib.envs.env_cfg_base import CoupledEnvCfgBase
+from isaaclab_contrib.envs.mdp.actions import JointActionCfg
+from isaaclab_contrib.envs.mdp.commands import UniformPoseCommandRanges
+from isaaclab_contrib.managers import (
+    ActionTermCfg,
+    CommandTermCfg,
+    CurriculumTermCfg,
+    EventTermCfg,
+    ManagerTermBaseCfg,
+    ObservationGroupCfg,
+    ObservationTermCfg,
+    RecorderTerm,
+    RecorderTermCfg,
+    RewardTermCfg,
+    SceneEntityCfg,
+    TerminationTermCfg,
+)
 from isaaclab_contrib.physics import (
     ActuatorBaseCfg,
     DCMotorCfg,
@@ -66,7 +84,22 @@ from isaaclab_contrib.scenes import (
 )
 from isaaclab_contrib.scenes.deformable_base import ClothMaterialCfg, MeshFileCfg, SoftMaterialCfg
 from isaaclab_contrib.utils.configclass import configclass, is_configclass
+from isaaclab_contrib.utils.noise import (
+    ConstantNoiseCfg,
+    GaussianNoiseCfg,
+    NoiseCfg,
+    NoiseModelCfg,
+    NoiseModelWithAdditiveBiasCfg,
+    UniformNoiseCfg,
+    constant_noise,
+)
 from isaaclab_contrib.utils.validation import FieldRule, declared_ranges, field_rules, field_type_hints, parse_range
+from isaaclab_coupling_configs.arm_press_cloth_manager_task import (
+    ActionsCfg,
+    ObservationsCfg,
+    RewardsCfg,
+    TerminationsCfg,
+)
 from isaaclab_coupling_configs.arm_press_cloth_task import ArmPressClothEnvCfg, ArmPressClothSceneCfg
 from isaaclab_coupling_configs.box_on_cloth import BoxOnClothSceneCfg
 from isaaclab_coupling_configs.cloth_depth_task import ClothDepthTaskCfg
@@ -100,6 +133,25 @@ def _entries() -> list[CouplerEntryCfg]:
 
 def _pd(cls, **kw):
     return cls(joint_names_expr=["hinge"], stiffness=1.0, damping=0.1, **kw)
+
+
+def _term(env, env_ids=None):
+    """A manager term function (any callable will do for the configs)."""
+    return env
+
+
+def _joints(cls, **kw):
+    return cls(asset_name="robot", joint_names=["joint_.*"], **kw)
+
+
+def _pose_ranges() -> UniformPoseCommandRanges:
+    return UniformPoseCommandRanges(
+        pos_x=(0.3, 0.5), pos_y=(-0.2, 0.2), pos_z=(0.1, 0.4), roll=(0.0, 0.0), pitch=(-0.5, 0.5), yaw=(-3.14, 3.14)
+    )
+
+
+def _manager_env(cls, **kw):
+    return cls(scene=ArmPressClothSceneCfg(), observations=ObservationsCfg(), actions=ActionsCfg(), **kw)
 
 
 # Every config class and how to build a valid instance of it (defaults plus the required fields).
@@ -149,6 +201,39 @@ FACTORIES = {
     CoupledDirectEnvCfg: lambda: CoupledDirectEnvCfg(scene=BoxOnClothSceneCfg()),
     ClothDepthTaskCfg: lambda: ClothDepthTaskCfg(scene=PressClothSceneCfg()),
     FrankaLiftEnvCfg: lambda: FrankaLiftEnvCfg(scene=FrankaLiftSoftSceneCfg()),
+    # manager-based workflow
+    CoupledEnvCfgBase: lambda: CoupledEnvCfgBase(scene=BoxOnClothSceneCfg()),
+    ManagerBasedEnvCfg: lambda: _manager_env(ManagerBasedEnvCfg),
+    ManagerBasedRLEnvCfg: lambda: _manager_env(
+        ManagerBasedRLEnvCfg, episode_length_s=2.0, rewards=RewardsCfg(), terminations=TerminationsCfg()
+    ),
+    ManagerTermBaseCfg: lambda: ManagerTermBaseCfg(func=_term),
+    ObservationTermCfg: lambda: ObservationTermCfg(func=_term),
+    RewardTermCfg: lambda: RewardTermCfg(func=_term, weight=-0.5),
+    TerminationTermCfg: lambda: TerminationTermCfg(func=_term),
+    EventTermCfg: lambda: EventTermCfg(func=_term, mode="reset"),
+    CurriculumTermCfg: lambda: CurriculumTermCfg(func=_term),
+    CommandTermCfg: lambda: CommandTermCfg(class_type=mdp.NullCommand, resampling_time_range=(1.0, 2.0)),
+    ActionTermCfg: lambda: ActionTermCfg(class_type=mdp.JointPositionAction, asset_name="robot"),
+    RecorderTermCfg: lambda: RecorderTermCfg(class_type=RecorderTerm),
+    SceneEntityCfg: lambda: SceneEntityCfg("robot"),
+    NoiseCfg: lambda: NoiseCfg(func=constant_noise),
+    NoiseModelCfg: lambda: NoiseModelCfg(noise_cfg=GaussianNoiseCfg(std=0.01)),
+    NoiseModelWithAdditiveBiasCfg: lambda: NoiseModelWithAdditiveBiasCfg(
+        noise_cfg=GaussianNoiseCfg(std=0.01), bias_noise_cfg=UniformNoiseCfg(n_min=-0.1, n_max=0.1)
+    ),
+    JointActionCfg: lambda: _joints(JointActionCfg, class_type=mdp.JointEffortAction),
+    mdp.JointPositionActionCfg: lambda: _joints(mdp.JointPositionActionCfg),
+    mdp.RelativeJointPositionActionCfg: lambda: _joints(mdp.RelativeJointPositionActionCfg),
+    mdp.JointEffortActionCfg: lambda: _joints(mdp.JointEffortActionCfg),
+    mdp.JointPositionToLimitsActionCfg: lambda: _joints(mdp.JointPositionToLimitsActionCfg),
+    mdp.BinaryJointPositionActionCfg: lambda: _joints(
+        mdp.BinaryJointPositionActionCfg, open_command_expr={"joint_.*": 0.04}, close_command_expr={"joint_.*": 0.0}
+    ),
+    UniformPoseCommandRanges: _pose_ranges,
+    mdp.UniformPoseCommandCfg: lambda: mdp.UniformPoseCommandCfg(
+        asset_name="robot", body_name="hand", resampling_time_range=(4.0, 4.0), ranges=_pose_ranges()
+    ),
 }
 """Config classes that need arguments (required fields) and how to build a valid instance of each; every
 other config class found in the package and the configs package is built with its defaults."""
@@ -250,14 +335,31 @@ def _bad_scalar_values(rule: FieldRule) -> list[tuple[object, type[Exception]]]:
         cases.append((1.5, TypeError))
     if not rule.optional:
         cases.append((None, TypeError))
-    cases.append(([1], TypeError))
+    if rule.vector_kind is None:  # else a sequence is a vector (its cases: _bad_vector_values)
+        cases.append(([1], TypeError))
+    if rule.mapping_kind is not None:  # float | dict[str, float]: every value of the dict is checked
+        cases += [({1: 1.0}, TypeError), ({"x": "1"}, TypeError), ({"x": True}, TypeError)]
+        cases += [({"x": value}, exc) for value, exc in _bad_scalar_values(_scalar_only(rule)) if _is_number(value)]
     return cases
+
+
+def _scalar_only(rule: FieldRule) -> FieldRule:
+    """The rule of one value of a dict member (same kind and range, nothing else)."""
+    return dataclasses.replace(rule, kinds=frozenset({rule.mapping_kind}), optional=False, mapping_kind=None)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _bad_vector_values(rule: FieldRule, default) -> list[tuple[object, type[Exception]]]:
     n = rule.vector_length or 3
-    good = list(default) if default is not None else [0.0] * n
-    cases: list[tuple[object, type[Exception]]] = [(5, TypeError), ("abc", TypeError), ({"x": 1}, TypeError)]
+    good = list(default) if isinstance(default, (tuple, list, np.ndarray)) else [0.0] * n
+    cases: list[tuple[object, type[Exception]]] = [("abc", TypeError), ({"x": 1}, TypeError)]
+    if rule.kinds & {"int", "float"}:  # a number or a vector (float | tuple[float, ...]): the number's cases too
+        cases += [(v, exc) for v, exc in _bad_scalar_values(rule) if not isinstance(v, str)]
+    else:
+        cases.append((5, TypeError))
     if rule.vector_length is not None:
         cases += [((*good, good[0]), ValueError), (tuple(good[:-1]), ValueError)]
     if not rule.optional:
@@ -594,3 +696,114 @@ def test_field_type_hints_resolve_a_class_and_refuse_anything_else():
     for bad in (5, None, "FrankaLiftEnvCfg", FrankaLiftSoftCoarseEnvCfg()):
         with pytest.raises(TypeError, match="field_type_hints: expected a class"):
             field_type_hints(bad)
+
+
+# ------------------------------------------------------------------------------ manager-based workflow configs
+def test_manager_term_configs():
+    RewardTermCfg(func=_term, weight=-2.0).validate()  # a penalty
+    RewardTermCfg(func=_term, weight=0.0).validate()  # logged, not computed
+    with pytest.raises(ValueError, match=r"^RewardTermCfg\.weight must be finite"):
+        RewardTermCfg(func=_term, weight=-INF).validate()
+    with pytest.raises(TypeError, match=r"^RewardTermCfg\.func must be a function or a ManagerTermBase subclass"):
+        RewardTermCfg(func=5, weight=1.0).validate()
+    with pytest.raises(TypeError, match=r"^TerminationTermCfg\.params must be a dict"):
+        TerminationTermCfg(func=_term, params=[1]).validate()
+    EventTermCfg(func=_term, mode="interval", interval_range_s=(0.0, 2.0)).validate()
+    EventTermCfg(func=_term, mode="reset", min_step_count_between_reset=3).validate()
+    with pytest.raises(ValueError, match=r"^EventTermCfg\.interval_range_s must be set"):
+        EventTermCfg(func=_term, mode="interval").validate()
+    with pytest.raises(ValueError, match=r"^EventTermCfg\.interval_range_s must be \(min, max\) with min <= max"):
+        EventTermCfg(func=_term, mode="interval", interval_range_s=(2.0, 1.0)).validate()
+    with pytest.raises(ValueError, match=r"^EventTermCfg\.min_step_count_between_reset applies to mode 'reset'"):
+        EventTermCfg(func=_term, mode="startup", min_step_count_between_reset=3).validate()
+    ObservationTermCfg(func=_term, scale=(1.0, -2.0), clip=(-1.0, 1.0), history_length=3).validate()
+    ObservationTermCfg(func=_term, scale=0.5).validate()
+    with pytest.raises(ValueError, match=r"^ObservationTermCfg\.clip must be \(min, max\) with min <= max"):
+        ObservationTermCfg(func=_term, clip=(1.0, -1.0)).validate()
+    with pytest.raises(ValueError, match=r"^ObservationTermCfg\.scale\[1\] must be finite"):
+        ObservationTermCfg(func=_term, scale=(1.0, INF)).validate()
+    ObservationGroupCfg(concatenate_dim=0, history_length=0).validate()
+    with pytest.raises(ValueError, match=r"^ObservationGroupCfg\.history_length must be >= 0, got -1$"):
+        ObservationGroupCfg(history_length=-1).validate()
+    with pytest.raises(TypeError, match=r"^ActionTermCfg\.class_type must be a class"):
+        ActionTermCfg(class_type="JointPositionAction", asset_name="robot").validate()
+
+
+def test_command_configs_and_infinite_resampling_time():
+    from isaaclab_coupling_configs.arm_press_cloth_manager_task import ClothDepthCommandCfg
+
+    NullCommandCfg = mdp.NullCommandCfg
+    NullCommandCfg().validate()  # (inf, inf): never resampled, as Isaac Lab's
+    assert NullCommandCfg().resampling_time_range == (INF, INF)
+    NullCommandCfg(resampling_time_range=(1.0, INF)).validate()
+    with pytest.raises(ValueError, match=r"^NullCommandCfg\.resampling_time_range\[0\] must be >= 0 \(inf allowed\)"):
+        NullCommandCfg(resampling_time_range=(-1.0, INF)).validate()
+    with pytest.raises(ValueError, match=r"^CommandTermCfg\.resampling_time_range\[1\] must be finite"):
+        CommandTermCfg(class_type=mdp.NullCommand, resampling_time_range=(1.0, INF)).validate()
+    with pytest.raises(
+        ValueError, match=r"^CommandTermCfg\.resampling_time_range must be \(min, max\) with min <= max"
+    ):
+        CommandTermCfg(class_type=mdp.NullCommand, resampling_time_range=(2.0, 1.0)).validate()
+    cfg = FACTORIES[mdp.UniformPoseCommandCfg]()
+    cfg.ranges.yaw = (1.0, -1.0)
+    with pytest.raises(ValueError, match=r"^UniformPoseCommandCfg\.ranges: UniformPoseCommandRanges\.yaw must be"):
+        cfg.validate()
+    cfg.ranges.yaw = (NAN, 0.0)
+    with pytest.raises(
+        ValueError, match=r"^UniformPoseCommandCfg\.ranges: UniformPoseCommandRanges\.yaw\[0\] must not"
+    ):
+        cfg.validate()
+    ClothDepthCommandCfg().validate()
+    with pytest.raises(ValueError, match=r"^ClothDepthCommandCfg\.depth_range must be \(low, high\)"):
+        ClothDepthCommandCfg(depth_range=(0.05, 0.01)).validate()
+    with pytest.raises(ValueError, match=r"^ClothDepthCommandCfg\.depth_range\[0\] must be >= 0"):
+        ClothDepthCommandCfg(depth_range=(-0.01, 0.01)).validate()
+
+
+def test_noise_configs_numbers_and_tensors():
+    GaussianNoiseCfg(mean=-0.1, std=0.0).validate()
+    GaussianNoiseCfg(std=torch.tensor([0.1, 0.2])).validate()  # a tensor: checked by the config's validate()
+    assert field_rules(GaussianNoiseCfg)["std"].opaque_types == (torch.Tensor,)
+    with pytest.raises(ValueError, match=r"^GaussianNoiseCfg\.std must be >= 0"):
+        GaussianNoiseCfg(std=torch.tensor([0.1, -0.2])).validate()
+    with pytest.raises(ValueError, match=r"^GaussianNoiseCfg\.mean must hold finite"):
+        GaussianNoiseCfg(mean=torch.tensor([NAN])).validate()
+    with pytest.raises(TypeError, match=r"^GaussianNoiseCfg\.mean must be a real number or a Tensor, got list"):
+        GaussianNoiseCfg(mean=[0.0]).validate()
+    ConstantNoiseCfg(bias=-3.0, operation="abs").validate()
+    with pytest.raises(ValueError, match=r"^UniformNoiseCfg: n_min \(1\.0\) must not exceed n_max \(-1\.0\)"):
+        UniformNoiseCfg(n_min=1.0, n_max=-1.0).validate()
+    with pytest.raises(ValueError, match=r"^NoiseModelWithAdditiveBiasCfg\.bias_noise_cfg: GaussianNoiseCfg\.std"):
+        NoiseModelWithAdditiveBiasCfg(
+            noise_cfg=GaussianNoiseCfg(), bias_noise_cfg=GaussianNoiseCfg(std=-1.0)
+        ).validate()
+    with pytest.raises(TypeError, match=r"^NoiseModelCfg\.class_type must be a NoiseModel subclass"):
+        NoiseModelCfg(class_type=dict, noise_cfg=GaussianNoiseCfg()).validate()
+    with pytest.raises(ValueError, match=r"^ObservationTermCfg\.noise: UniformNoiseCfg\.n_max must be finite"):
+        ObservationTermCfg(func=_term, noise=UniformNoiseCfg(n_max=INF)).validate()
+    with pytest.raises(TypeError, match=r"^ObservationTermCfg\.noise must be a NoiseCfg, a NoiseModelCfg or None"):
+        ObservationTermCfg(func=_term, noise=0.1).validate()
+
+
+def test_joint_action_configs():
+    _joints(mdp.JointPositionActionCfg, scale={"joint_1": -0.5, ".*": 2}, offset=0.1).validate()
+    _joints(mdp.JointPositionActionCfg, clip={".*": (-INF, 1.0)}).validate()  # one side unclipped
+    with pytest.raises(ValueError, match=r"^JointPositionActionCfg\.scale\['joint_1'\] must not be NaN$"):
+        _joints(mdp.JointPositionActionCfg, scale={"joint_1": NAN}).validate()
+    with pytest.raises(TypeError, match=r"^JointEffortActionCfg\.offset must be a real number or a dict of str to"):
+        _joints(mdp.JointEffortActionCfg, offset="0").validate()
+    with pytest.raises(ValueError, match=r"^JointPositionActionCfg\.clip\['\.\*'\] must be \(min, max\) with min <="):
+        _joints(mdp.JointPositionActionCfg, clip={".*": (1.0, -1.0)}).validate()
+    binary = FACTORIES[mdp.BinaryJointPositionActionCfg]()
+    binary.open_command_expr = {"joint_.*": INF}
+    with pytest.raises(ValueError, match=r"^BinaryJointPositionActionCfg\.open_command_expr\['joint_\.\*'\] must be"):
+        binary.validate()
+
+
+def test_scene_entity_cfg_ids_are_left_to_its_validate():
+    assert "joint_ids" not in field_rules(SceneEntityCfg)  # list[int] | slice: no number member
+    SceneEntityCfg("robot", joint_names=["a", "b"], body_ids=[0, np.int64(2)]).validate()
+    with pytest.raises(ValueError, match=r"^SceneEntityCfg\.joint_ids must be indices >= 0, got -1$"):
+        SceneEntityCfg("robot", joint_ids=[-1]).validate()
+    with pytest.raises(TypeError, match=r"^SceneEntityCfg\.body_names must be a regex, a list of regexes or None"):
+        SceneEntityCfg("robot", body_names=3).validate()

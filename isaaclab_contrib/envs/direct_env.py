@@ -27,7 +27,6 @@ there cannot be written outside it.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -35,12 +34,12 @@ import numpy as np
 import torch
 import warp as wp
 
-from isaaclab_contrib.physics import NewtonCfg, SimulationCfg
-from isaaclab_contrib.scenes import CameraCfg, SceneBaseCfg, copy_config, launch, make_viewport
-from isaaclab_contrib.utils.configclass import MISSING, MissingFieldError, configclass
-from isaaclab_contrib.utils.validation import check_fields, nested
+from isaaclab_contrib.scenes import launch, make_viewport
+from isaaclab_contrib.utils.configclass import configclass
 
-__all__ = ["SEED_MAX", "SEED_RANGE", "CoupledDirectEnv", "CoupledDirectEnvCfg", "check_seed"]
+from .env_cfg_base import CoupledEnvCfgBase
+
+__all__ = ["SEED_MAX", "SEED_RANGE", "CoupledDirectEnv", "CoupledDirectEnvCfg", "as_actions", "check_seed"]
 
 SEED_MAX = 2**64 - 1
 """Largest seed: torch generators take 64-bit unsigned seeds."""
@@ -67,77 +66,51 @@ def check_seed(seed: Any, where: str) -> int | None:
     return value
 
 
+def as_actions(actions: Any, expected: tuple[int, int], device: Any, where: str) -> torch.Tensor:
+    """*actions* as a float32 tensor of shape *expected* on *device*: a ``torch.Tensor`` or ``numpy.ndarray`` of a
+    real floating dtype, converted explicitly; anything else (lists, integer, bool or complex dtypes, a wrong
+    shape) raises naming *where* and what was given.
+    """
+    if isinstance(actions, np.ndarray):
+        if actions.dtype.kind != "f" or actions.dtype.itemsize > 8:
+            raise TypeError(
+                f"{where}: actions must have a real floating dtype (float16, float32 or float64), got a numpy "
+                f"array of {actions.dtype}"
+            )
+        if actions.shape != expected:
+            raise ValueError(f"{where}: actions must have shape {expected}, got {actions.shape}")
+        actions = torch.from_numpy(np.array(actions, dtype=np.float32, copy=True))
+    elif isinstance(actions, torch.Tensor):
+        if not actions.dtype.is_floating_point:
+            raise TypeError(f"{where}: actions must have a real floating dtype, got a tensor of {actions.dtype}")
+        if tuple(actions.shape) != expected:
+            raise ValueError(f"{where}: actions must have shape {expected}, got {tuple(actions.shape)}")
+    else:
+        raise TypeError(
+            f"{where}: actions must be a torch.Tensor or a numpy.ndarray of shape {expected} and a real "
+            f"floating dtype, got {type(actions).__name__} (convert it, e.g. torch.as_tensor(actions, "
+            "dtype=torch.float32))"
+        )
+    return actions.detach().to(device=device, dtype=torch.float32)
+
+
 @configclass
-class CoupledDirectEnvCfg:
-    """Settings shared by coupled direct-workflow envs (Isaac Lab's ``DirectRLEnvCfg``).
+class CoupledDirectEnvCfg(CoupledEnvCfgBase):
+    """Settings shared by coupled direct-workflow envs (Isaac Lab's ``DirectRLEnvCfg``): those of every env
+    (:class:`CoupledEnvCfgBase`: ``sim``, ``scene``, ``decimation``, ``viewer``, ``cameras``), the episode length
+    and the seed.
 
     ``validate()`` checks every field against its type and the range declared in ``_ranges`` (a task config
     subclassing it declares the ranges of its own numeric fields there too), the scene and the simulation
     settings the env launches with; errors name the class and the field path.
     """
 
-    _ranges: ClassVar[dict[str, str]] = {"decimation": ">= 1", "episode_length_s": "> 0", "seed": SEED_RANGE}
+    _ranges: ClassVar[dict[str, str]] = {"episode_length_s": "> 0", "seed": SEED_RANGE}
 
-    sim: SimulationCfg = SimulationCfg(dt=1.0 / 240.0, device="cpu", physics=NewtonCfg())
-    """Simulation settings: physics step ``dt`` [s], ``device``, ``physics.num_substeps``,
-    ``physics.use_cuda_graph`` (capture the decimation loop as a graph). ``physics.solver_cfg`` left unset
-    means the scene's ``coupler_cfg()``; ``physics.decimation`` is not stated here: the env sets it from
-    :attr:`decimation` (a different value is refused)."""
-    scene: SceneBaseCfg = MISSING
-    """The scene the task runs on (any scene config; ``scene.num_envs`` parallel envs)."""
-    decimation: int = 4
-    """Physics steps per env step; one policy action per env step."""
     episode_length_s: float = 2.0
     """Episode length before truncation [s]."""
     seed: int = 0
     """Seed of the env's random reset draws (``0 .. 2**64 - 1``, as ``reset(seed=...)`` takes)."""
-    viewer: CameraCfg = CameraCfg()
-    """The camera ``render()`` reads with ``render_mode="rgb_array"`` (Isaac Lab's ``ViewerCfg``): by default
-    env 0, framed from its bodies and particles at the start; ``env_index=None`` renders every env (a grid,
-    ``eye`` / ``target`` in each env's frame). It is a viewport, not a sensor: created only when the env
-    renders, it renders when :meth:`CoupledDirectEnv.render` is called, outside the captured step."""
-    cameras: list[CameraCfg] = []
-    """Cameras the task itself reads (e.g. image observations); camera ``i`` is
-    ``manager.get_camera_sensor(i)``. List per-env cameras (``env_index=None``) first."""
-
-    def simulation_cfg(self) -> SimulationCfg:
-        """The simulation settings the env launches with: a copy of :attr:`sim` with ``physics.decimation`` set
-        to :attr:`decimation` and, when unset, ``physics.solver_cfg`` to the scene's coupler."""
-        sim = copy_config(self.sim)
-        sim.physics.decimation = self.decimation
-        if sim.physics.solver_cfg is MISSING:
-            sim.physics.solver_cfg = self.scene.coupler_cfg()
-        return sim
-
-    def validate(self) -> None:
-        """Check the fields, the scene and the simulation settings."""
-        cls = type(self).__name__
-        check_fields(self)
-        unset = [f.name for f in dataclasses.fields(self) if getattr(self, f.name) is MISSING]
-        if unset:
-            raise MissingFieldError(
-                f"{cls}: required field(s) not set: {', '.join(unset)}. Set them before using the config."
-            )
-        for i, camera in enumerate([self.viewer, *self.cameras]):
-            if not isinstance(camera, CameraCfg):
-                where = "viewer" if i == 0 else f"cameras[{i - 1}]"
-                raise TypeError(f"{cls}.{where} must be a CameraCfg, got {type(camera).__name__}")
-            with nested(f"{cls}.{'viewer' if i == 0 else f'cameras[{i - 1}]'}"):
-                camera.validate()
-        if not isinstance(self.scene, SceneBaseCfg):
-            raise TypeError(f"{cls}.scene must be a scene config (SceneBaseCfg), got {type(self.scene).__name__}")
-        self.scene.validate(f"{cls}.scene")
-        if not isinstance(self.sim, SimulationCfg) or not isinstance(self.sim.physics, NewtonCfg):
-            raise TypeError(f"{cls}.sim must be a SimulationCfg with a NewtonCfg physics, got {self.sim!r}")
-        stated = self.sim.physics.decimation
-        if stated not in (NewtonCfg.decimation, self.decimation):
-            raise ValueError(
-                f"{cls}.sim.physics.decimation is {stated} but {cls}.decimation is {self.decimation}: a task states "
-                f"its decimation once, in {cls}.decimation (the env copies it into the simulation settings); leave "
-                "sim.physics.decimation at its default"
-            )
-        with nested(f"{cls}.sim"):
-            self.simulation_cfg().validate()
 
 
 def _select_envs(obs: torch.Tensor | dict[str, torch.Tensor], ids: torch.Tensor):
@@ -329,29 +302,7 @@ class CoupledDirectEnv(gym.Env):
 
     def _as_actions(self, actions: Any) -> torch.Tensor:
         """*actions* as a float32 tensor on the env's device, or a named error (nothing written)."""
-        where = f"{type(self).__name__}.step"
-        expected = (self.num_envs, self.num_actions)
-        if isinstance(actions, np.ndarray):
-            if actions.dtype.kind != "f" or actions.dtype.itemsize > 8:
-                raise TypeError(
-                    f"{where}: actions must have a real floating dtype (float16, float32 or float64), got a numpy "
-                    f"array of {actions.dtype}"
-                )
-            if actions.shape != expected:
-                raise ValueError(f"{where}: actions must have shape {expected}, got {actions.shape}")
-            actions = torch.from_numpy(np.array(actions, dtype=np.float32, copy=True))
-        elif isinstance(actions, torch.Tensor):
-            if not actions.dtype.is_floating_point:
-                raise TypeError(f"{where}: actions must have a real floating dtype, got a tensor of {actions.dtype}")
-            if tuple(actions.shape) != expected:
-                raise ValueError(f"{where}: actions must have shape {expected}, got {tuple(actions.shape)}")
-        else:
-            raise TypeError(
-                f"{where}: actions must be a torch.Tensor or a numpy.ndarray of shape {expected} and a real "
-                f"floating dtype, got {type(actions).__name__} (convert it, e.g. torch.as_tensor(actions, "
-                "dtype=torch.float32))"
-            )
-        return actions.detach().to(device=self.torch_device, dtype=torch.float32)
+        return as_actions(actions, (self.num_envs, self.num_actions), self.torch_device, f"{type(self).__name__}.step")
 
     def _as_episode_lengths(self, value: Any) -> torch.Tensor:
         """*value* checked as episode lengths (see :attr:`episode_length_buf`), as a long tensor on the env's device."""

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from tensordict import TensorDict
 
-from isaaclab_contrib.envs import CoupledDirectEnv, check_seed
+from isaaclab_contrib.envs import CoupledDirectEnv, ManagerBasedRLEnv, check_seed
 
 __all__ = ["evaluate_policy", "policy_callable", "random_policy"]
 
@@ -24,7 +24,9 @@ Observations = torch.Tensor | Mapping[str, torch.Tensor]
 Policy = Callable[[Observations], torch.Tensor]
 
 
-def evaluate_policy(env: CoupledDirectEnv, policy: Policy, episodes_per_env: int = 1, seed: int | None = None) -> dict:
+def evaluate_policy(
+    env: CoupledDirectEnv | ManagerBasedRLEnv, policy: Policy, episodes_per_env: int = 1, seed: int | None = None
+) -> dict:
     """Mean and standard deviation of the return of *policy* over ``episodes_per_env`` episodes of every env.
 
     All envs are reset first (reseeded with *seed* when given); each env then contributes exactly its
@@ -45,22 +47,25 @@ def evaluate_policy(env: CoupledDirectEnv, policy: Policy, episodes_per_env: int
         raise ValueError(f"evaluate_policy: episodes_per_env must be an integer >= 1, got {episodes_per_env!r}")
     obs, _ = env.reset(seed=seed)
     returns: list[list[float]] = [[] for _ in range(env.num_envs)]
+    running = None
     steps = 0
     with torch.inference_mode():
         while min(len(r) for r in returns) < episodes_per_env:
-            obs, _, _, _, extras = env.step(policy(obs))
+            obs, reward, terminated, truncated, _ = env.step(policy(obs))
             steps += 1
-            episode = extras.get("episode")
-            if episode is not None:
-                for env_id, value in zip(episode["env_ids"].tolist(), episode["return"].tolist(), strict=True):
+            running = reward.clone() if running is None else running + reward  # float32, as the envs sum them
+            done = torch.nonzero(terminated | truncated).squeeze(-1)
+            if done.numel():
+                for env_id, value in zip(done.tolist(), running[done].tolist(), strict=True):
                     returns[env_id].append(value)
+                running[done] = 0.0
     values = [v for r in returns for v in r[:episodes_per_env]]
     mean = sum(values) / len(values)
     std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
     return {"mean": mean, "std": std, "episodes": len(values), "env_steps": steps * env.num_envs}
 
 
-def random_policy(env: CoupledDirectEnv, seed: int = 0) -> Policy:
+def random_policy(env: CoupledDirectEnv | ManagerBasedRLEnv, seed: int = 0) -> Policy:
     """Uniform random actions in [-1, 1] from a generator seeded with *seed* (an integer in ``[0, 2**64 - 1]``)."""
     env = getattr(env, "unwrapped", env)
     seed = check_seed(seed, "random_policy")

@@ -248,6 +248,7 @@ class RslRlOnPolicyRunnerCfg:
         "num_steps_per_env": ">= 1",
         "max_iterations": ">= 1",
         "save_interval": ">= 1",
+        "clip_actions": "> 0",
     }
 
     experiment_name: str = "experiment"
@@ -267,6 +268,10 @@ class RslRlOnPolicyRunnerCfg:
     """PPO updates (rollout + learning) of a training run [count]."""
     save_interval: int = 50
     """Save a checkpoint every this many iterations [count] (and after the last one)."""
+    clip_actions: float | None = None
+    """Clip the policy's actions to ``[-clip_actions, clip_actions]`` before the env sees them (Isaac Lab's
+    field; the scripts pass it to :class:`~isaaclab_contrib.rl.RslRlVecEnvWrapper`); ``None``: not clipped here
+    (the direct envs clip to [-1, 1] themselves)."""
     logger: Literal["tensorboard"] = "tensorboard"
     """Log writer (rsl-rl's tensorboard writer)."""
     obs_groups: dict[str, list[str]] = {"actor": ["policy"], "critic": ["policy"]}

@@ -3,8 +3,9 @@
 rsl-rl expects its :class:`rsl_rl.env.VecEnv` interface: observations as a ``TensorDict`` of groups,
 ``step()`` returning ``(obs, rewards, dones, extras)`` with ``extras["time_outs"]``, and a writable
 ``episode_length_buf``. :class:`RslRlVecEnvWrapper` presents a
-:class:`~isaaclab_contrib.envs.CoupledDirectEnv` (or a gymnasium wrapper around one) that way,
-like Isaac Lab's wrapper of the same name. An env whose observations are one tensor gives the group
+:class:`~isaaclab_contrib.envs.CoupledDirectEnv` or a :class:`~isaaclab_contrib.envs.ManagerBasedRLEnv` (or a
+gymnasium wrapper around one) that way, like Isaac Lab's wrapper of the same name; a manager-based env's
+``extras["log"]`` (its managers' episode logs) is passed through. An env whose observations are one tensor gives the group
 ``"policy"``; an env whose observations are a dict of groups (e.g. ``{"policy": (num_envs, D), "camera":
 (num_envs, C, H, W)}``) gives those groups under their own names, for rsl-rl's ``obs_groups`` to route.
 """
@@ -17,7 +18,7 @@ import torch
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
-from isaaclab_contrib.envs import CoupledDirectEnv
+from isaaclab_contrib.envs import CoupledDirectEnv, ManagerBasedRLEnv
 
 __all__ = ["RslRlVecEnvWrapper"]
 
@@ -33,9 +34,10 @@ class RslRlVecEnvWrapper(VecEnv):
 
     def __init__(self, env: Any, clip_actions: float | None = None):
         unwrapped = getattr(env, "unwrapped", env)
-        if not isinstance(unwrapped, CoupledDirectEnv):
+        if not isinstance(unwrapped, (CoupledDirectEnv, ManagerBasedRLEnv)):
             raise TypeError(
-                f"RslRlVecEnvWrapper: env must be a CoupledDirectEnv (or a gymnasium wrapper of one), got {type(unwrapped).__name__}"
+                "RslRlVecEnvWrapper: env must be a CoupledDirectEnv or a ManagerBasedRLEnv (or a gymnasium wrapper of "
+                f"one), got {type(unwrapped).__name__}"
             )
         if clip_actions is not None and not clip_actions > 0:
             raise ValueError(f"RslRlVecEnvWrapper: clip_actions must be > 0 or None, got {clip_actions!r}")
@@ -85,6 +87,8 @@ class RslRlVecEnvWrapper(VecEnv):
         obs, reward, terminated, truncated, info = self.unwrapped.step(actions)
         self._obs = obs
         extras: dict[str, Any] = {"time_outs": truncated}
+        if "log" in info:
+            extras["log"] = dict(info["log"])
         episode = info.get("episode")
         if episode is not None:
             extras["log"] = {

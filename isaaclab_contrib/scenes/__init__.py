@@ -37,6 +37,7 @@ from .camera_cfg import CameraCfg, frame_env, frame_points, make_viewport
 from .checks import CheckResult, FiniteCheck, LiftCheck, MaxDistanceCheck, MaxHeightCheck, MinHeightCheck, SceneCheck
 from .cloth import ClothMeshCfg, PinnedClothCfg, add_pinned_cloth
 from .granular import GranularBedCfg, GranularHeapCfg, ParticleGridCfg, add_granular_bed
+from .interactive_scene import InteractiveScene
 from .launch import build_model, copy_config, launch
 from .registry import SceneSpec, get_scene, register_scene, registered_scenes, scene_names, scene_sim
 from .replicate import env_particle_blocks, env_prefixes, replicate_envs
@@ -62,6 +63,7 @@ __all__ = [
     "GranularHeapCfg",
     "GroundPlaneCfg",
     "InitialStateCfg",
+    "InteractiveScene",
     "LiftCheck",
     "MaxDistanceCheck",
     "MaxHeightCheck",

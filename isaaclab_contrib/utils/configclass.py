@@ -146,6 +146,26 @@ def _copy_method(self):
     return _deepcopy(self)
 
 
+def _annotate_plain_attributes(klass: type) -> None:
+    """Make the class attributes written without an annotation fields, as Isaac Lab's ``configclass`` does
+    (``joint_pos = ObsTerm(...)`` in an observation group is a field). Functions, properties, class and static
+    methods, nested classes and private or dunder names stay plain class attributes."""
+    own = dict(inspect.get_annotations(klass))
+    inherited: dict[str, Any] = {}
+    for base in reversed(klass.__mro__[1:]):
+        inherited.update(inspect.get_annotations(base))
+    added = False
+    for name, value in list(vars(klass).items()):
+        if name.startswith("_") or name in own:
+            continue
+        if inspect.isroutine(value) or isinstance(value, (property, classmethod, staticmethod, type)):
+            continue
+        own[name] = inherited.get(name, Any)  # a field redeclared by value keeps its base's annotation
+        added = True
+    if added:
+        klass.__annotations__ = own
+
+
 def configclass(cls: type[_T] | None = None, **dataclass_kwargs: Any):
     """Turn *cls* into a keyword-only dataclass with Isaac Lab config conveniences.
 
@@ -158,6 +178,7 @@ def configclass(cls: type[_T] | None = None, **dataclass_kwargs: Any):
     """
 
     def wrap(klass: type[_T]) -> type[_T]:
+        _annotate_plain_attributes(klass)
         annotations = inspect.get_annotations(klass)
         annotations = {name: a for name, a in annotations.items() if not _is_classvar(a)}
         for name in annotations:

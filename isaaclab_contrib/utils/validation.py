@@ -22,9 +22,14 @@ annotation, resolved with :func:`typing.get_type_hints`:
   length (any length for ``...``) whose entries follow the element rules; the range applies to
   every entry;
 * ``X | None``: ``None`` or ``X``; unions combine their members.
+* A union of a number (or vector) with other types, e.g. ``float | dict[str, float]`` or
+  ``torch.Tensor | float``: numbers follow the rules above; a ``dict[str, float]`` (``int``) member
+  takes a mapping of string keys to numbers, each in the range; a value of another member's class
+  (a tensor) is accepted here and left to the config's own ``validate()``.
 
 Fields of other types (configs, lists, dicts, classes, callables) are left to the config's own
-``validate()``. A range (a string) is one or more alternatives separated by ``|``:
+``validate()``; a union of such types without a number member (``list[int] | slice``) too. A range
+(a string) is one or more alternatives separated by ``|``:
 
 * ``">= 1"``, ``"> 0"``, ``"<= 1"``, ``"< 2"``: a half-line;
 * ``"[0, 1]"``, ``"(0, 1]"``, ``"(0, 2)"``: an interval; a closed infinite bound
@@ -215,6 +220,11 @@ class FieldRule:
     """Number of entries of the tuple member; ``None`` for ``tuple[X, ...]``."""
     range: Range | None
     """Declared range of the numeric values, or ``None`` (any finite value)."""
+    mapping_kind: str | None = None
+    """``"int"`` or ``"float"`` for a ``dict[str, ...]`` member of a union with a number, else ``None``."""
+    opaque_types: tuple[type, ...] = ()
+    """Classes of the other members of a union with a number (e.g. ``torch.Tensor``): their values are accepted
+    here and left to the config's own ``validate()``."""
 
     @property
     def numeric(self) -> bool:
@@ -232,6 +242,9 @@ class FieldRule:
             count = "" if self.vector_length is None else f" of {self.vector_length}"
             noun = "integers" if self.vector_kind == "int" else "real numbers"
             parts.append(f"a sequence{count} {noun}")
+        if self.mapping_kind is not None:
+            parts.append(f"a dict of str to {'integers' if self.mapping_kind == 'int' else 'real numbers'}")
+        parts.extend(f"a {t.__name__}" for t in self.opaque_types)
         if self.optional:
             parts.append("None")
         return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
@@ -259,6 +272,11 @@ class FieldRule:
         elif isinstance(value, str):
             if "str" in self.kinds:
                 return
+        elif self.opaque_types and isinstance(value, self.opaque_types):
+            return  # left to the config's own validate()
+        elif self.mapping_kind is not None and isinstance(value, Mapping):
+            self._check_mapping(value, label)
+            return
         elif self.vector_kind is not None and _is_sequence(value):
             self._check_vector(value, label)
             return
@@ -292,13 +310,20 @@ class FieldRule:
         if self.vector_length is not None and len(items) != self.vector_length:
             raise ValueError(f"{label} must have {self.vector_length} components, got {len(items)}: {value!r}")
         for i, item in enumerate(items):
-            where = f"{label}[{i}]"
-            integral = isinstance(item, numbers.Integral) and not _is_bool(item)
-            real = isinstance(item, numbers.Real) and not _is_bool(item)
-            if not (integral if self.vector_kind == "int" else real):
-                kind = _KIND_TEXT[self.vector_kind]
-                raise TypeError(f"{where} must be {kind}, got {_type_name(item)} {item!r}")
-            self._check_number(item, where)
+            self._check_item(item, self.vector_kind, f"{label}[{i}]")
+
+    def _check_mapping(self, value: Mapping, label: str) -> None:
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"{label} keys must be strings, got {_type_name(key)} {key!r}")
+            self._check_item(item, self.mapping_kind, f"{label}[{key!r}]")
+
+    def _check_item(self, item: Any, kind: str, where: str) -> None:
+        integral = isinstance(item, numbers.Integral) and not _is_bool(item)
+        real = isinstance(item, numbers.Real) and not _is_bool(item)
+        if not (integral if kind == "int" else real):
+            raise TypeError(f"{where} must be {_KIND_TEXT[kind]}, got {_type_name(item)} {item!r}")
+        self._check_number(item, where)
 
 
 def _is_sequence(value: Any) -> bool:
@@ -317,12 +342,15 @@ def _union_members(hint: Any) -> tuple[Any, ...]:
 
 
 def _compile(name: str, hint: Any, range_text: str | None) -> FieldRule | None:
-    """Compile a field's annotation; ``None`` when a member is not a checkable type."""
+    """Compile a field's annotation; ``None`` when the field is left to the config's own ``validate()`` (a member
+    that is not a checkable type, other than a class beside a number member)."""
     kinds: set[str] = set()
     literals: list[Any] = []
     optional = False
     vector_kind = None
     vector_length = None
+    mapping_kind = None
+    others: list[type] = []
     for member in _union_members(hint):
         origin = typing.get_origin(member)
         if member is None or member is NoneType:
@@ -345,8 +373,17 @@ def _compile(name: str, hint: Any, range_text: str | None) -> FieldRule | None:
             if len(element_types) != 1 or next(iter(element_types)) not in (int, float):
                 return None
             vector_kind = next(iter(element_types)).__name__
+        elif origin is dict and typing.get_args(member)[:1] == (str,) and mapping_kind is None:
+            value_type = typing.get_args(member)[1:]
+            if value_type not in ((int,), (float,)):
+                return None
+            mapping_kind = value_type[0].__name__
+        elif isinstance(origin or member, type) and (origin or member) not in (object, Any):
+            others.append(origin or member)
         else:
-            return None
+            return None  # Any, a type variable: nothing to check a value against
+    if (others or mapping_kind is not None) and not (kinds & {"int", "float"} or vector_kind is not None):
+        return None  # no number among the members: the config's own validate() checks the field
     return FieldRule(
         name=name,
         kinds=frozenset(kinds),
@@ -355,6 +392,8 @@ def _compile(name: str, hint: Any, range_text: str | None) -> FieldRule | None:
         vector_kind=vector_kind,
         vector_length=vector_length,
         range=parse_range(range_text) if range_text is not None else None,
+        mapping_kind=mapping_kind,
+        opaque_types=tuple(others),
     )
 
 

@@ -1,0 +1,205 @@
+"""Isaac Lab's manager-based envs over the coupled simulation: :class:`ManagerBasedEnv` (observations, actions,
+events, recorders) and, in :mod:`.manager_based_rl_env`, :class:`ManagerBasedRLEnv` (rewards, terminations,
+commands, curricula).
+
+The env launches the scene with :func:`~isaaclab_contrib.scenes.launch` (one captured step program, as the
+direct envs), wraps it in an :class:`~isaaclab_contrib.scenes.InteractiveScene` (``env.scene["robot"]``) and builds
+the managers, which check every term before the first step. One env step: the action terms write their targets
+once (identical in each of the ``decimation`` physics steps, which run inside one captured program); terms that
+must act inside every physics step (``apply_in_physics_step``) run there as a post-actuator callback.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import torch
+import warp as wp
+
+from isaaclab_contrib.managers import ActionManager, EventManager, ObservationManager, RecorderManager
+from isaaclab_contrib.scenes import InteractiveScene, launch, make_viewport
+
+from .direct_env import as_actions, check_seed
+from .manager_based_env_cfg import ManagerBasedEnvCfg
+
+__all__ = ["ManagerBasedEnv"]
+
+
+class ManagerBasedEnv:
+    """The scene, the simulation and the observation / action / event / recorder managers (Isaac Lab's
+    ``ManagerBasedEnv``: no rewards or episodes; see :class:`ManagerBasedRLEnv`).
+
+    Args:
+        cfg: The env config; validated here (the scene and the simulation settings once).
+
+    Only one env (one simulation) exists at a time; :meth:`close` ends it.
+    """
+
+    is_vector_env: ClassVar[bool] = True
+
+    def __init__(self, cfg: ManagerBasedEnvCfg):
+        if not isinstance(cfg, ManagerBasedEnvCfg):
+            raise TypeError(f"{type(self).__name__}: cfg must be a ManagerBasedEnvCfg, got {type(cfg).__name__}")
+        cfg.validate()
+        self.cfg = cfg
+        if cfg.seed is not None:
+            self.seed(cfg.seed)
+        self.sim = launch(cfg.scene, cfg.simulation_cfg(), list(cfg.cameras), validated=True)
+        self.manager = self.sim.physics_manager
+        self._viewport = None
+        try:
+            self.scene = InteractiveScene(cfg.scene, self.manager)
+            self.device: str = str(wp.device_to_torch(self.manager.get_device()))
+            self.physics_dt: float = float(cfg.sim.dt)
+            self.step_dt: float = self.physics_dt * cfg.decimation
+            self._sim_step_counter = 0
+            self.common_step_counter = 0
+            self.episode_length_buf = torch.zeros(self.num_envs, dtype=torch.long, device=self.device)
+            self.extras: dict[str, Any] = {}
+            self.obs_buf: dict[str, Any] = {}
+            self.load_managers()
+            if "startup" in self.event_manager.available_modes:  # once every manager exists (Isaac Lab's order)
+                self.event_manager.apply(mode="startup")
+                self.manager.forward()
+                self.scene.update(dt=0.0)
+            if self.action_manager.has_physics_step_terms:
+                self.manager.register_post_actuator_callback(self.action_manager.apply_action_in_physics_step)
+        except BaseException:
+            self.sim.clear_instance()
+            raise
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def num_envs(self) -> int:
+        """Number of envs."""
+        return self.scene.num_envs
+
+    @property
+    def unwrapped(self) -> ManagerBasedEnv:
+        """This env (gymnasium's wrappers reach the base env through it)."""
+        return self
+
+    # ------------------------------------------------------------------ set-up
+    def load_managers(self) -> None:
+        """Build the managers, in Isaac Lab's order: recorder, action, observation, event (the env applies the
+        ``startup`` events once every manager exists)."""
+        cfg = self.cfg
+        self.recorder_manager = RecorderManager(cfg.recorders, self)
+        self.action_manager = ActionManager(cfg.actions, self)
+        self.observation_manager = ObservationManager(cfg.observations, self)
+        self.event_manager = EventManager(cfg.events, self)
+
+    @staticmethod
+    def seed(seed: int = -1) -> int:
+        """Seed torch's, NumPy's, Python's and Warp's random generators with *seed* (``-1``: a random one);
+        returns the seed used."""
+        if seed == -1:
+            seed = random.randint(0, 2**32 - 1)
+        seed = check_seed(seed, "ManagerBasedEnv.seed")
+        random.seed(seed)
+        np.random.seed(seed % 2**32)
+        torch.manual_seed(seed)
+        wp.rand_init(seed % 2**32)
+        return seed
+
+    # ------------------------------------------------------------------ stepping
+    def _check_open(self, what: str) -> None:
+        if not self.sim.is_active():
+            raise RuntimeError(f"{type(self).__name__}.{what}: the env was closed")
+
+    @property
+    def torch_device(self) -> torch.device:
+        """:attr:`device` as a ``torch.device``."""
+        return torch.device(self.device)
+
+    def _as_actions(self, action: Any) -> torch.Tensor:
+        """*action* as a float32 tensor ``[num_envs, total_action_dim]`` on the env's device, or a named error."""
+        expected = (self.num_envs, self.action_manager.total_action_dim)
+        return as_actions(action, expected, self.device, f"{type(self).__name__}.step")
+
+    def _physics_step(self, action: torch.Tensor) -> None:
+        """Process *action* and run one env step of physics (``decimation`` physics steps, one program)."""
+        self.action_manager.process_action(self._as_actions(action))
+        self.recorder_manager.record_pre_step()
+        self.action_manager.apply_action()
+        self.sim.step()
+        self._sim_step_counter += self.cfg.decimation
+        self.scene.update(dt=self.step_dt)
+        self.recorder_manager.record_post_physics_decimation_step()
+
+    def step(self, action: torch.Tensor) -> tuple[dict[str, Any], dict]:
+        """Apply *action* (``[num_envs, total_action_dim]``) for one env step; returns ``(obs, extras)``."""
+        self._check_open("step()")
+        self._physics_step(action)
+        if "interval" in self.event_manager.available_modes:
+            self.event_manager.apply(mode="interval", dt=self.step_dt)
+            self.manager.forward()  # what the events wrote (a push's velocity) is what the observations see
+            self.scene.update(dt=0.0)
+        self.obs_buf = self.observation_manager.compute(update_history=True)
+        self.recorder_manager.record_post_step()
+        return self.obs_buf, self.extras
+
+    def reset(
+        self, seed: int | None = None, env_ids: Sequence[int] | torch.Tensor | None = None, options: dict | None = None
+    ) -> tuple[dict[str, Any], dict]:
+        """Reset *env_ids* (``None``: every env); returns ``(obs, extras)``.
+
+        Args:
+            seed: Reseed the random generators first (:meth:`seed`); ``None`` keeps them running.
+            env_ids: Envs to reset.
+            options: Unused (gymnasium's signature).
+        """
+        del options
+        self._check_open("reset()")
+        if env_ids is None:
+            env_ids = torch.arange(self.num_envs, dtype=torch.long, device=self.device)
+        else:
+            env_ids = self._as_env_ids(env_ids)
+        self.recorder_manager.record_pre_reset(env_ids)
+        if seed is not None:
+            self.seed(seed)
+        self._reset_idx(env_ids)
+        self.manager.forward()  # FK and masked solver resets now: the observations see the reset state
+        self.scene.update(dt=0.0)
+        self.recorder_manager.record_post_reset(env_ids)
+        self.obs_buf = self.observation_manager.compute(update_history=True)
+        return self.obs_buf, self.extras
+
+    def _as_env_ids(self, env_ids: Any) -> torch.Tensor:
+        ids = torch.as_tensor(env_ids, device=self.device).reshape(-1)
+        if ids.dtype.is_floating_point or ids.dtype == torch.bool:
+            raise TypeError(f"{type(self).__name__}: env_ids must be integers, got {ids.dtype}")
+        ids = ids.long()
+        bad = ids[(ids < 0) | (ids >= self.num_envs)]
+        if bad.numel():
+            raise ValueError(f"{type(self).__name__}: env_ids {bad.tolist()} are out of range [0, {self.num_envs})")
+        return ids
+
+    def _reset_idx(self, env_ids: torch.Tensor) -> None:
+        """Reset the scene, apply the ``reset`` events and reset the managers of *env_ids*."""
+        self.scene.reset(env_ids)
+        if "reset" in self.event_manager.available_modes:
+            env_step_count = self._sim_step_counter // self.cfg.decimation
+            self.event_manager.apply(mode="reset", env_ids=env_ids, global_env_step_count=env_step_count)
+        self.extras["log"] = {}
+        for manager in (self.observation_manager, self.action_manager, self.event_manager, self.recorder_manager):
+            self.extras["log"].update(manager.reset(env_ids))
+
+    # ------------------------------------------------------------------ rendering and closing
+    def _render_frame(self) -> np.ndarray:
+        if self._viewport is None:
+            self._viewport = make_viewport(self.manager, self.cfg.viewer, self.cfg.scene)
+        return self._viewport.render(self.manager.get_state_0())
+
+    def close(self) -> None:
+        """Close the simulation and clear the manager (a no-op when already closed)."""
+        self.sim.clear_instance()
+
+
+def _max_episode_length(episode_length_s: float, step_dt: float) -> int:
+    """Env steps of an episode of *episode_length_s* [s] at *step_dt* [s] (Isaac Lab's ceiling)."""
+    return max(1, math.ceil(episode_length_s / step_dt))
