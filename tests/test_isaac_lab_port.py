@@ -114,7 +114,7 @@ def test_an_isaac_lab_style_config_runs_on_a_coupled_scene():
         ]
         joints = robot.num_joints
         assert env.num_actions == 8 and env.single_observation_space["policy"].shape == (3 + 3 + 2 * joints + 8,)
-        obs, _ = env.reset()
+        env.reset()
         # the reset events: the start state, then the hips offset within +-0.1 rad of their defaults (the ankles'
         # limits exclude their default of 0: they are clamped onto the limit)
         offsets = robot.data.joint_pos.torch - robot.data.default_joint_pos.torch
@@ -124,7 +124,7 @@ def test_an_isaac_lab_style_config_runs_on_a_coupled_scene():
         rewards = []
         for step in range(12):
             action = torch.full((2, 8), 0.2 if step % 2 else -0.2)
-            obs, reward, terminated, truncated, extras = env.step(action)
+            _obs, reward, terminated, truncated, extras = env.step(action)
             rewards.append(reward)
             if step == 5:  # the push (every 0.1 s = 6 env steps) added 0.5 m/s along x to the root
                 pushed = robot.data.root_lin_vel_w.torch

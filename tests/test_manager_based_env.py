@@ -7,6 +7,7 @@ import torch
 
 from isaaclab_contrib.envs import ManagerBasedRLEnv, load_cfg_from_registry
 from isaaclab_contrib.managers import ObservationTermCfg, RewardTermCfg, SceneEntityCfg
+from isaaclab_contrib.utils.configclass import configclass
 from isaaclab_coupling_configs.arm_press_cloth_manager_task import TASK_ID, ArmPressClothManagerEnvCfg
 from isaaclab_coupling_configs.arm_press_cloth_task import ArmPressClothEnv, ArmPressClothEnvCfg
 
@@ -26,7 +27,7 @@ def _rollout(env, actions, manager_based: bool):
     obs, _ = env.reset()
     rows = [(obs["policy"] if manager_based else obs).clone()]
     for a in actions:
-        obs, reward, terminated, truncated, extras = env.step(a.clone())
+        obs, reward, terminated, truncated, _extras = env.step(a.clone())
         obs = obs["policy"] if manager_based else obs
         done = terminated | truncated
         rows.append(torch.cat([obs, reward[:, None], terminated[:, None], done[:, None]], dim=-1).clone())
@@ -66,9 +67,9 @@ def test_gymnasium_make_spaces_logs_and_named_errors():
         assert isinstance(env, ManagerBasedRLEnv)
         assert env.single_observation_space["policy"].shape == (10,)
         assert env.single_action_space.shape == (2,) and env.num_actions == 2
-        obs, _ = env.reset()
+        env.reset()
         for _ in range(3):
-            obs, reward, terminated, truncated, extras = env.step(torch.zeros(2, 2))
+            _obs, _reward, terminated, truncated, extras = env.step(torch.zeros(2, 2))
         assert truncated.all() and not terminated.any()
         log = extras["log"]
         for term in ("depth_tracking", "action_rate", "fingertip_drift"):
@@ -180,5 +181,54 @@ def test_coupler_terms_read_what_the_direct_task_measures():
             residual = obs["policy"][:, 14]
             assert torch.isfinite(residual).all() and (residual >= 0).all()
         assert expected[-1][:, 2].abs().max() > 0.1  # the cloth pushes the fingertip up [N]: a real signal
+    finally:
+        env.close()
+
+
+def test_a_camera_is_an_observation_term():
+    """``mdp.image`` reads the env's camera (scene sensor ``camera_0``): the rendered depth, and its distance to the
+    image plane (the ray distance times the cosine of each pixel's ray against the optical axis)."""
+    from isaaclab_contrib.envs import mdp
+    from isaaclab_contrib.managers import ObservationGroupCfg
+    from isaaclab_contrib.scenes import CameraCfg
+
+    camera = CameraCfg(
+        width=8,
+        height=6,
+        fov=1.2,
+        data_types=("depth",),
+        env_index=None,
+        eye=(0.0, 0.0, 0.1),
+        target=(0.0, 0.0, 0.3),
+        up=(0.0, 1.0, 0.0),
+    )
+    cfg = ArmPressClothManagerEnvCfg(cameras=[camera])
+    cfg.scene.num_envs = 2
+
+    @configclass
+    class ImageCfg(ObservationGroupCfg):
+        depth = ObservationTermCfg(
+            func=mdp.image, params={"sensor_cfg": SceneEntityCfg("camera_0"), "data_type": "depth", "normalize": False}
+        )
+        plane = ObservationTermCfg(
+            func=mdp.image,
+            params={"sensor_cfg": SceneEntityCfg("camera_0"), "data_type": "distance_to_image_plane"},
+        )
+        concatenate_terms = False
+
+    cfg.observations.image = ImageCfg()
+    env = ManagerBasedRLEnv(cfg)
+    try:
+        obs, _ = env.reset()
+        obs, *_ = env.step(torch.zeros(2, 2))
+        rendered = env.manager.get_camera_sensor(0).depth
+        assert obs["image"]["depth"].shape == (2, 6, 8, 1) and torch.equal(obs["image"]["depth"], rendered)
+        center = rendered[:, 2:4, 3:5]  # the cloth 0.2 m above the camera, straight ahead
+        assert torch.allclose(center, torch.full_like(center, 0.2), atol=0.03)
+        plane = obs["image"]["plane"]
+        assert (plane <= rendered + 1e-6).all() and (plane[rendered > 0] > 0).all()
+        corner, middle = plane[:, 0, 0] / rendered[:, 0, 0], plane[:, 3, 4] / rendered[:, 3, 4]
+        assert (corner < middle).all()  # off-axis rays are longer than their distance to the image plane
+        assert env.single_observation_space["image"]["depth"].shape == (6, 8, 1)
     finally:
         env.close()

@@ -117,6 +117,12 @@ def test_joint_observations_equal_the_joint_views(shared_env):
     outside = (raw["lower"] - raw["q"]).clamp(min=0) + (raw["q"] - raw["upper"]).clamp(min=0)
     assert torch.equal(mdp.joint_pos_limits(env, all_joints), outside.sum(1))
     assert torch.equal(mdp.joint_pos_out_of_limit(env, all_joints), (outside > 0).any(1))
+    before = raw["qd"]
+    env.step(torch.zeros(N, 8))
+    after = _raw(env)["qd"]
+    acc = (after - before) / env.step_dt
+    assert torch.allclose(env.scene["robot"].data.joint_acc.torch, acc, rtol=1e-5, atol=1e-4)
+    assert torch.allclose(mdp.joint_acc_l2(env, all_joints), (acc**2).sum(1), rtol=1e-4)
 
 
 def test_root_and_body_observations_equal_the_body_state(shared_env):
@@ -249,3 +255,49 @@ def test_commands_and_curriculum(shared_env):
     assert torch.equal(mdp.action_l2(env), (env.action_manager.action**2).sum(1))
     assert torch.equal(mdp.is_alive(env) + mdp.is_terminated(env), torch.ones(N))
     assert torch.equal(mdp.time_out(env), env.episode_length_buf >= env.max_episode_length)
+
+
+def test_randomization_events_write_the_model_and_change_the_motion(shared_env):
+    env = shared_env
+    model = env.manager.get_model()
+    torso = SceneEntityCfg("robot", body_names=["torso"])
+    torso.resolve(env.scene)
+    body = env.scene["robot"]._bodies.index[:, 0]
+    mass0 = torch.as_tensor(model.body_mass.numpy())[body].clone()
+    inertia0 = torch.as_tensor(model.body_inertia.numpy())[body].clone()
+    mdp.randomize_rigid_body_mass(env, torch.tensor([1]), torso, (2.0, 2.0), operation="scale")
+    mass = torch.as_tensor(model.body_mass.numpy())[body]
+    assert torch.allclose(mass, mass0 * torch.tensor([1.0, 2.0]))
+    assert torch.allclose(torch.as_tensor(model.body_inertia.numpy())[body][1], 2.0 * inertia0[1])
+    assert torch.allclose(torch.as_tensor(model.body_inv_mass.numpy())[body][1], 1.0 / mass[1])
+    mdp.randomize_rigid_body_mass(env, torch.tensor([1]), torso, (2.0, 2.0), operation="scale")  # no drift
+    assert torch.allclose(torch.as_tensor(model.body_mass.numpy())[body], mass)
+    with pytest.raises(ValueError, match="operation must be"):
+        mdp.randomize_rigid_body_mass(env, None, torso, (1.0, 1.0), operation="times")
+
+    robot = SceneEntityCfg("robot")
+    robot.resolve(env.scene)
+    mdp.randomize_rigid_body_material(env, None, (0.9, 0.9), (0.3, 0.3), (0.1, 0.1), asset_cfg=robot)
+    shapes = torch.isin(torch.as_tensor(model.shape_body.numpy()), env.scene["robot"]._bodies.index.reshape(-1))
+    assert torch.allclose(torch.as_tensor(model.shape_material_mu.numpy())[shapes], torch.tensor(0.3))
+    assert torch.allclose(torch.as_tensor(model.shape_material_restitution.numpy())[shapes], torch.tensor(0.1))
+
+    legs = SceneEntityCfg("robot", joint_names=["hip_.*"])
+    legs.resolve(env.scene)
+    mdp.randomize_actuator_gains(env, torch.tensor([0]), legs, (7.0, 7.0), None, operation="abs")
+    adapter = env.manager.get_actuator_adapter()
+    dof_rows = env.scene["robot"]._dof_rows.index
+    hips = set(dof_rows[0, [0, 2, 4, 6]].tolist())
+    for actuator in adapter.actuators:
+        kp = actuator.drive.kp.numpy()
+        for slot, dof in enumerate(actuator.indices.numpy().tolist()):
+            assert kp[slot] == (7.0 if dof in hips else 4.0)  # the scene's legs: 4 N*m/rad
+
+    env.reset()
+    mdp.randomize_physics_scene_gravity(env, torch.tensor([1]), ([0.0, 0.0, 0.0], [0.0, 0.0, 0.0]), operation="abs")
+    assert torch.equal(torch.as_tensor(model.gravity.numpy())[:2, 2], torch.tensor([-9.81, 0.0]))
+    z0 = env.scene["robot"].data.root_pos_w.torch[:, 2].clone()
+    for _ in range(6):
+        env.step(torch.zeros(N, 8))
+    fall = z0 - env.scene["robot"].data.root_pos_w.torch[:, 2]
+    assert fall[0] > 0.01 and abs(float(fall[1])) < 1e-3  # env 1 floats without gravity

@@ -75,6 +75,12 @@ class ArticulationData(BodyAssetData):
         "Joint efforts the actuators applied in the last physics step [N*m or N], ``[num_envs, num_joints]``; a view "
         "of ``control.joint_f`` (the actuator stage zeroes and writes it each physics step).",
     )
+    joint_acc = field(
+        "joint_acc",
+        "Joint accelerations [rad/s^2 or m/s^2], ``[num_envs, num_joints]``: the change of ``joint_vel`` over the last "
+        "env step divided by its duration (finite difference at each ``update(dt)``; 0 after a reset); a buffer of its "
+        "own.",
+    )
     joint_pos_target = field(
         "joint_pos_target",
         "Joint position targets [rad or m], ``[num_envs, num_joints]``; a view of ``control.joint_target_q``.",
@@ -227,6 +233,8 @@ class Articulation(BodyAsset):
             lower, upper = mid - half, mid + half
         data._add("soft_joint_pos_limits", own(torch.stack([lower, upper], dim=-1), 2))
         data._add("joint_vel_limits", own(wp.to_torch(model.joint_velocity_limit).to(dev)[dof]))
+        data._add("joint_acc", own(torch.zeros(n, self.num_joints, device=dev)))
+        self._prev_joint_vel = data.joint_vel.torch.clone()
 
     # ------------------------------------------------------------------ names
     def find_joints(
@@ -308,3 +316,25 @@ class Articulation(BodyAsset):
         self._scatter(
             "joint_effort_target", *self._joint_write("joint_effort_target", target, joint_ids, env_ids, "[N*m or N]")
         )
+
+    # ------------------------------------------------------------------ per step
+    def update(self, dt: float) -> None:
+        """Mark the computed fields stale and, for *dt* > 0 [s] (an env step), take ``joint_acc`` as the change of
+        the joint velocities since the previous update divided by *dt*; ``dt == 0`` (after a reset or a write)
+        makes the current velocities the reference of the next difference."""
+        super().update(dt)
+        if not self.joint_names:
+            return
+        velocity = self.data.joint_vel.torch
+        if dt > 0.0:
+            self.data.joint_acc.torch.copy_((velocity - self._prev_joint_vel) / dt)
+        self._prev_joint_vel.copy_(velocity)
+
+    def reset(self, env_ids: Any = None) -> None:
+        """Clear the asset's own buffers for *env_ids*: the data caches and ``joint_acc`` (the simulation state is not
+        put back: Isaac Lab's events do that)."""
+        super().reset(env_ids)
+        if self.joint_names:
+            env = slice(None) if env_ids is None else self._env_index(env_ids)
+            self.data.joint_acc.torch[env] = 0.0
+            self._prev_joint_vel[env] = self.data.joint_vel.torch[env]

@@ -21,6 +21,7 @@ import torch
 import warp as wp
 
 from isaaclab_contrib.managers import ActionManager, EventManager, ObservationManager, RecorderManager
+from isaaclab_contrib.physics.sensors.camera import Camera
 from isaaclab_contrib.scenes import InteractiveScene, launch, make_viewport
 
 from .direct_env import as_actions, check_seed
@@ -53,6 +54,8 @@ class ManagerBasedEnv:
         self._viewport = None
         try:
             self.scene = InteractiveScene(cfg.scene, self.manager)
+            for i, camera in enumerate(cfg.cameras):  # the env's cameras are the scene's sensors camera_0, ...
+                self.scene.sensors[f"camera_{i}"] = Camera(self.manager, i, camera)
             self.device: str = str(wp.device_to_torch(self.manager.get_device()))
             self.physics_dt: float = float(cfg.sim.dt)
             self.step_dt: float = self.physics_dt * cfg.decimation

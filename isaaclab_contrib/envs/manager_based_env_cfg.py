@@ -15,9 +15,9 @@ from isaaclab_contrib.managers.manager_base import check_params, term_fields
 from isaaclab_contrib.utils.configclass import MISSING, configclass
 from isaaclab_contrib.utils.validation import nested
 
-from . import mdp
 from .direct_env import SEED_RANGE
 from .env_cfg_base import CoupledEnvCfgBase
+from .mdp.scene_reset import reset_scene_to_default
 
 __all__ = ["DefaultEventManagerCfg", "ManagerBasedEnvCfg", "ManagerBasedRLEnvCfg"]
 
@@ -50,7 +50,7 @@ class DefaultEventManagerCfg:
     """The events of an env config that names none (Isaac Lab's): every reset puts the envs' scene back to its
     start state."""
 
-    reset_scene_to_default: EventTermCfg = EventTermCfg(func=mdp.reset_scene_to_default, mode="reset")
+    reset_scene_to_default: EventTermCfg = EventTermCfg(func=reset_scene_to_default, mode="reset")
     """Restore the reset envs' bodies, joints and particles to the start state."""
 
 

@@ -7,6 +7,8 @@ from .commands import *  # noqa: F403
 from .coupling import *  # noqa: F403
 from .curriculums import *  # noqa: F403
 from .events import *  # noqa: F403
+from .ik_action import *  # noqa: F403
 from .observations import *  # noqa: F403
+from .randomization import *  # noqa: F403
 from .rewards import *  # noqa: F403
 from .terminations import *  # noqa: F403

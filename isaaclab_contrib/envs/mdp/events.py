@@ -10,6 +10,8 @@ import torch
 from isaaclab_contrib.managers import SceneEntityCfg
 from isaaclab_contrib.utils.math import quat_from_euler_xyz, quat_mul, sample_uniform
 
+from .scene_reset import reset_scene_to_default
+
 if TYPE_CHECKING:
     from isaaclab_contrib.envs import ManagerBasedEnv
 
@@ -37,19 +39,6 @@ def _ranges(ranges: dict[str, tuple[float, float]], where: str, device: str) -> 
     if unknown:
         raise KeyError(f"{where}: unknown range key(s) {unknown}; the keys are {list(_POSE_KEYS)}")
     return torch.tensor([ranges.get(key, (0.0, 0.0)) for key in _POSE_KEYS], dtype=torch.float32, device=device)
-
-
-def reset_scene_to_default(env: ManagerBasedEnv, env_ids: torch.Tensor, reset_joint_targets: bool = False) -> None:
-    """Put every body, joint and particle of *env_ids* back to the simulation's start state (where the assets'
-    ``default_*`` data come from); *reset_joint_targets*: also set the articulations' position and velocity
-    targets to their default joint state."""
-    ids = _ids(env, env_ids)
-    env.manager.write_initial_state(env_ids=ids.cpu().numpy())
-    if reset_joint_targets:
-        for articulation in env.scene.articulations.values():
-            data = articulation.data
-            articulation.set_joint_position_target(data.default_joint_pos.torch[ids], env_ids=ids)
-            articulation.set_joint_velocity_target(data.default_joint_vel.torch[ids], env_ids=ids)
 
 
 def _write_joints(env, ids, asset_cfg, pos, vel) -> None:

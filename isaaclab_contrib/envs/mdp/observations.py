@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = [
     "body_pose_w",
     "generated_commands",
+    "image",
     "joint_effort",
     "joint_pos",
     "joint_pos_limit_normalized",
@@ -32,6 +33,7 @@ __all__ = [
 ]
 
 ROBOT = SceneEntityCfg("robot")
+CAMERA = SceneEntityCfg("camera_0")
 
 
 def joint_pos(env: ManagerBasedEnv, asset_cfg: SceneEntityCfg = ROBOT) -> torch.Tensor:
@@ -117,3 +119,43 @@ def last_action(env: ManagerBasedEnv, action_name: str | None = None) -> torch.T
 def generated_commands(env: ManagerBasedRLEnv, command_name: str) -> torch.Tensor:
     """The command of the command term *command_name*, ``[num_envs, dim]``."""
     return env.command_manager.get_command(command_name)
+
+
+def image(
+    env: ManagerBasedEnv,
+    sensor_cfg: SceneEntityCfg = CAMERA,
+    data_type: str = "rgb",
+    convert_perspective_to_orthogonal: bool = False,
+    normalize: bool = True,
+) -> torch.Tensor:
+    """The images of a camera of the scene, ``[num_envs, height, width, channels]`` (a copy).
+
+    The env's cameras (``cfg.cameras``) are the scene's sensors ``"camera_0"``, ``"camera_1"``, ... With
+    *normalize*: ``"rgb"`` becomes float in ``[0, 1]`` minus each image's mean; depths have their no-hit pixels
+    (``0`` here) left at 0; normals are mapped from ``[-1, 1]`` onto ``[0, 1]``.
+
+    Args:
+        sensor_cfg: The camera sensor by name.
+        data_type: ``"rgb"``, ``"rgba"``, ``"depth"`` / ``"distance_to_camera"`` (along the ray [m]),
+            ``"distance_to_image_plane"`` (along the optical axis [m]; from the ray distance), ``"normals"``,
+            ``"segmentation"``.
+        convert_perspective_to_orthogonal: Turn ray distances into distances to the image plane.
+        normalize: Normalize as above.
+    """
+    sensor = env.scene.sensors[sensor_cfg.name]
+    output = sensor.data.output
+    key = "depth" if data_type == "distance_to_image_plane" else data_type
+    if key not in output:
+        raise KeyError(
+            f"image: camera {sensor_cfg.name!r} renders {sorted(output)}, not {data_type!r} (add it to its data_types)"
+        )
+    images = output[key].clone()
+    if data_type == "distance_to_image_plane" or (convert_perspective_to_orthogonal and key == "depth"):
+        images = images * sensor.ray_axis_cosines.to(images.device)
+    if normalize:
+        if data_type == "rgb":
+            images = images.float() / 255.0
+            images -= images.mean(dim=(1, 2), keepdim=True)
+        elif data_type == "normals":
+            images = (images + 1.0) * 0.5
+    return images

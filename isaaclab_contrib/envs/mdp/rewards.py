@@ -17,6 +17,7 @@ __all__ = [
     "action_rate_l2",
     "is_alive",
     "is_terminated",
+    "joint_acc_l2",
     "joint_pos_limits",
     "joint_torques_l2",
     "joint_vel_l2",
@@ -48,6 +49,11 @@ def action_rate_l2(env: ManagerBasedRLEnv) -> torch.Tensor:
 def joint_vel_l2(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = ROBOT) -> torch.Tensor:
     """Squared norm of the selected joints' velocities [(rad/s)^2]."""
     return torch.sum(torch.square(env.scene[asset_cfg.name].data.joint_vel.torch[:, asset_cfg.joint_ids]), dim=1)
+
+
+def joint_acc_l2(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = ROBOT) -> torch.Tensor:
+    """Squared norm of the selected joints' accelerations over the last env step [(rad/s^2)^2]."""
+    return torch.sum(torch.square(env.scene[asset_cfg.name].data.joint_acc.torch[:, asset_cfg.joint_ids]), dim=1)
 
 
 def joint_torques_l2(env: ManagerBasedRLEnv, asset_cfg: SceneEntityCfg = ROBOT) -> torch.Tensor:

@@ -24,7 +24,7 @@ import warp as wp
 
 from isaaclab_contrib.physics.sensors.base import SensorBuild, SensorRequest, SensorRuntime
 
-__all__ = ["DATA_TYPES", "CameraData", "CameraRequest", "look_at", "make_ray_camera", "refit_for_render"]
+__all__ = ["DATA_TYPES", "Camera", "CameraData", "CameraRequest", "look_at", "make_ray_camera", "refit_for_render"]
 
 DATA_TYPES = ("rgb", "depth", "segmentation", "normals")
 """Image kinds a camera can produce."""
@@ -146,6 +146,54 @@ class CameraData:
             self.segmentation = wp.to_torch(images["segmentation"]).view(torch.int32).unsqueeze(-1)
         if "normals" in images:
             self.normals = wp.to_torch(images["normals"])
+
+    @property
+    def output(self) -> dict[str, torch.Tensor]:
+        """The images by data type (Isaac Lab's ``camera.data.output``): ``"rgb"``, ``"rgba"``, ``"depth"`` (also as
+        ``"distance_to_camera"``: the distance along each pixel's ray [m]), ``"normals"``, ``"segmentation"``; each
+        ``(num_envs, height, width, channels)``, only those the camera renders."""
+        images = {"rgb": self.rgb, "rgba": self.rgba, "depth": self.depth, "distance_to_camera": self.depth}
+        images.update({"normals": self.normals, "segmentation": self.segmentation})
+        return {name: image for name, image in images.items() if image is not None}
+
+
+class Camera:
+    """A camera of the running simulation as a scene sensor (Isaac Lab's ``Camera``): :attr:`data` is its
+    :class:`CameraData` (``data.output["rgb"]``...), rendered after every env step.
+
+    Args:
+        manager: The manager class the simulation runs on.
+        index: The camera's index (``get_camera_sensor(index)``).
+        cfg: Its config (kept as :attr:`cfg`).
+    """
+
+    def __init__(self, manager: Any, index: int, cfg: Any = None):
+        self._manager = manager
+        self.index = int(index)
+        self.cfg = cfg
+        self._cosines: torch.Tensor | None = None
+
+    @property
+    def data(self) -> CameraData:
+        """The camera's images and poses (zero-copy tensors)."""
+        data = self._manager.get_camera_sensor(self.index)
+        if data is None:
+            raise RuntimeError(f"Camera {self.index}: the simulation has no such camera (was it closed?)")
+        return data
+
+    @property
+    def ray_axis_cosines(self) -> torch.Tensor:
+        """``(height, width, 1)``: the cosine of the angle between each pixel's ray and the optical axis (a ray
+        distance times it is the distance to the image plane), from the pinhole intrinsics."""
+        if self._cosines is None:
+            data = self.data
+            height, width = data.output[next(iter(data.output))].shape[1:3]
+            k = np.asarray(data.intrinsics, dtype=np.float64)
+            u = (np.arange(width) + 0.5 - k[0, 2]) / k[0, 0]
+            v = (np.arange(height) + 0.5 - k[1, 2]) / k[1, 1]
+            uu, vv = np.meshgrid(u, v)
+            self._cosines = torch.as_tensor(1.0 / np.sqrt(1.0 + uu**2 + vv**2), dtype=torch.float32).unsqueeze(-1)
+        return self._cosines
 
 
 class CameraRequest(SensorRequest):
