@@ -9,8 +9,9 @@ the task is particular (the fingertip's position, the cloth's depth, the depth t
 
 Isaac Lab's reward manager multiplies each term by its weight and by the env step ``dt``; the direct task's
 reward is per env step, so the weights here are the direct task's divided by ``dt``. The target depth is a
-command drawn at each reset from a generator of its own, seeded with the env config's seed, as the direct task
-draws it from the env's.
+command drawn at each reset from torch's global generator (Isaac Lab's convention; the env seeds it with its
+``seed``), which is the only draw of the task: for the same seed its targets are the direct task's, whose env
+draws them from a generator of its own seeded alike.
 """
 
 from __future__ import annotations
@@ -89,14 +90,12 @@ def fingertip_below(env: ManagerBasedRLEnv, depth: float, asset_cfg: SceneEntity
 
 class ClothDepthCommand(CommandTerm):
     """The target depth of the cloth center [m], ``[num_envs, 1]``, drawn uniformly from ``depth_range`` at each
-    reset from the term's own generator (seeded with the env config's ``seed``, 0 when unset). Metric:
-    ``depth_error`` [m], the distance of the depth from its target."""
+    reset (torch's global generator). Metric: ``depth_error`` [m], the distance of the depth from its target."""
 
     cfg: Any
 
     def __init__(self, cfg: ClothDepthCommandCfg, env: ManagerBasedRLEnv):
         super().__init__(cfg, env)
-        self.generator = torch.Generator(device=self.device).manual_seed(env.cfg.seed or 0)
         self.target = torch.zeros(self.num_envs, 1, device=self.device)
         self.metrics["depth_error"] = torch.zeros(self.num_envs, device=self.device)
 
@@ -110,7 +109,7 @@ class ClothDepthCommand(CommandTerm):
     def _resample_command(self, env_ids) -> None:
         low, high = self.cfg.depth_range
         n = len(range(self.num_envs)[env_ids]) if isinstance(env_ids, slice) else len(env_ids)
-        draw = torch.rand(n, generator=self.generator, device=self.device)
+        draw = torch.rand(n, device=self.device)
         self.target[env_ids, 0] = low + (high - low) * draw
 
     def _update_command(self) -> None:
@@ -124,8 +123,8 @@ class ClothDepthCommandCfg(CommandTermCfg):
     _ranges: ClassVar[dict[str, str]] = {"depth_range": ">= 0"}
 
     class_type: type = ClothDepthCommand
-    resampling_time_range: tuple[float, float] = (1.0e9, 1.0e9)
-    """Longer than any episode: a new target only at a reset [s]."""
+    resampling_time_range: tuple[float, float] = (float("inf"), float("inf"))
+    """Never resampled within an episode: a new target only at a reset (and no draw for the time) [s]."""
     depth_range: tuple[float, float] = DIRECT.target_depth_range
     """Range of the target depth [m]."""
 

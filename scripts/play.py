@@ -28,6 +28,7 @@ from rl_common import (
     add_common_arguments,
     check_checkpoint_task,
     checkpoint_arg,
+    clipped_policy,
     export_policy,
     make_env,
     parse_arguments,
@@ -53,15 +54,6 @@ def torchscript_policy(module, device, actor_groups: list[str] | None):
         images = [obs[name].cpu() for name in names if obs[name].dim() > 2]
         inputs = torch.cat(flat, dim=-1) if flat else torch.zeros(len(next(iter(obs.values()))), 0)
         return (module(inputs, images) if images else module(inputs)).to(device)
-
-    return act
-
-
-def clipped_policy(policy, bound: float):
-    """*policy* with its actions clipped to ``[-bound, bound]`` (the runner config's ``clip_actions``)."""
-
-    def act(obs):
-        return policy(obs).clamp(-bound, bound)
 
     return act
 
@@ -123,8 +115,7 @@ def main(argv: list[str] | None = None) -> dict:
     recorded = None
     try:
         policy = load_policy(args.checkpoint, env, train_cfg, export=not args.no_export)
-        if agent_cfg.clip_actions is not None:  # as the training's wrapper clipped them
-            policy = clipped_policy(policy, agent_cfg.clip_actions)
+        policy = clipped_policy(policy, agent_cfg.clip_actions)  # as the training's wrapper clipped them
         if args.video:
             from isaaclab_contrib.rl.video_recorder import ClipRecorder, RecordedPolicy
 

@@ -320,3 +320,15 @@ def policy_function(policy, num_envs: int):
     from isaaclab_contrib.rl import policy_callable
 
     return policy_callable(policy, num_envs)
+
+
+def clipped_policy(policy, bound: float | None):
+    """*policy* with its actions clipped to ``[-bound, bound]``, as the training's wrapper clipped them (the runner
+    config's ``clip_actions``); ``None``: *policy* itself."""
+    if bound is None:
+        return policy
+
+    def act(obs):
+        return policy(obs).clamp(-bound, bound)
+
+    return act

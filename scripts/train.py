@@ -65,6 +65,7 @@ import warp as wp
 from rl_common import (
     add_common_arguments,
     check_checkpoint_task,
+    clipped_policy,
     export_policy,
     folder_name_arg,
     log_root_arg,
@@ -322,7 +323,8 @@ def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) 
         result["env_steps"] = agent_cfg.max_iterations * samples_per_iteration
 
         policy = runner.get_inference_policy(device=device)
-        trained = evaluate_policy(unwrapped, policy_function(policy, num_envs), episodes, seed=agent_cfg.seed)
+        policy = clipped_policy(policy_function(policy, num_envs), agent_cfg.clip_actions)  # as in training
+        trained = evaluate_policy(unwrapped, policy, episodes, seed=agent_cfg.seed)
         result["trained_return"] = _mean_over_processes({"mean": trained["mean"]}, context)["mean"]
         if result["oracle_return"]:
             result["trained_over_oracle"] = result["trained_return"] / result["oracle_return"]

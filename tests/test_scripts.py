@@ -344,3 +344,27 @@ def test_scripts_run_from_any_working_directory(tmp_path, script, args, expect):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert expect in result.stdout
+
+
+@pytest.mark.slow  # two short trainings and a play: about 30 s
+def test_training_script_trains_a_manager_based_task_with_overrides_resume_and_play(tmp_path):
+    """``train.py`` / ``play.py`` on a manager-based task: a term weight overridden from the command line, a
+    resumed run, a played checkpoint (actions clipped as in training)."""
+    import json
+
+    import play
+    import train
+
+    task = "Isaac-Arm-Press-Cloth-v0"
+    common = ["--task", task, "--num_envs", "2", "--eval_episodes", "1", "--seed", "1", "--log_root", str(tmp_path)]
+    result = train.main([*common, "--max_iterations", "1", "env.rewards.action_rate.weight=-0.25"])
+    (run,) = (tmp_path / "arm_press_cloth_manager").iterdir()
+    params = (run / "params" / "env.json").read_text() if (run / "params" / "env.json").exists() else ""
+    saved = json.loads((run / "result.json").read_text())
+    assert saved["oracle_return"] > saved["random_return"] and saved["trained_return"] == result["trained_return"]
+    assert "-0.25" in params or any("-0.25" in p.read_text() for p in (run / "params").iterdir())
+    resumed = train.main([*common, "--max_iterations", "1", "--resume"])
+    assert resumed["trained_return"] == pytest.approx(resumed["trained_return"])  # a number, not a crash
+    override = "env.rewards.action_rate.weight=-0.25"
+    played = play.main([*common[:-2], "--checkpoint", str(run / "model_0.pt"), "--no_export", override])
+    assert played["policy_return"] == pytest.approx(result["trained_return"], abs=1e-4)

@@ -234,6 +234,12 @@ FACTORIES = {
     mdp.UniformPoseCommandCfg: lambda: mdp.UniformPoseCommandCfg(
         asset_name="robot", body_name="hand", resampling_time_range=(4.0, 4.0), ranges=_pose_ranges()
     ),
+    mdp.DifferentialIKControllerCfg: lambda: mdp.DifferentialIKControllerCfg(command_type="pose", ik_method="dls"),
+    mdp.DifferentialInverseKinematicsActionCfg: lambda: _joints(
+        mdp.DifferentialInverseKinematicsActionCfg,
+        body_name="hand",
+        controller=mdp.DifferentialIKControllerCfg(command_type="position", ik_method="dls"),
+    ),
 }
 """Config classes that need arguments (required fields) and how to build a valid instance of each; every
 other config class found in the package and the configs package is built with its defaults."""
@@ -735,10 +741,11 @@ def test_command_configs_and_infinite_resampling_time():
     NullCommandCfg = mdp.NullCommandCfg
     NullCommandCfg().validate()  # (inf, inf): never resampled, as Isaac Lab's
     assert NullCommandCfg().resampling_time_range == (INF, INF)
-    NullCommandCfg(resampling_time_range=(1.0, INF)).validate()
-    with pytest.raises(ValueError, match=r"^NullCommandCfg\.resampling_time_range\[0\] must be >= 0 \(inf allowed\)"):
+    CommandTermCfg(class_type=mdp.NullCommand, resampling_time_range=(INF, INF)).validate()  # any command term
+    ClothDepthCommandCfg().validate()
+    with pytest.raises(ValueError, match=r"^NullCommandCfg\.resampling_time_range\[0\] must be >= 0"):
         NullCommandCfg(resampling_time_range=(-1.0, INF)).validate()
-    with pytest.raises(ValueError, match=r"^CommandTermCfg\.resampling_time_range\[1\] must be finite"):
+    with pytest.raises(ValueError, match=r"^CommandTermCfg\.resampling_time_range must be finite, or \(inf, inf\)"):
         CommandTermCfg(class_type=mdp.NullCommand, resampling_time_range=(1.0, INF)).validate()
     with pytest.raises(
         ValueError, match=r"^CommandTermCfg\.resampling_time_range must be \(min, max\) with min <= max"

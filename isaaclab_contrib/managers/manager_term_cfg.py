@@ -180,12 +180,13 @@ class CurriculumTermCfg(ManagerTermBaseCfg):
 class CommandTermCfg:
     """A command generator: :attr:`class_type` is the :class:`~isaaclab_contrib.managers.CommandTerm` built."""
 
-    _ranges: ClassVar[dict[str, str]] = {"resampling_time_range": ">= 0"}
+    _ranges: ClassVar[dict[str, str]] = {"resampling_time_range": "[0, inf]"}
 
     class_type: type = MISSING
     """The command term class, built as ``class_type(cfg, env)``."""
     resampling_time_range: tuple[float, float] = MISSING
-    """Range the time until the next resampling is drawn from, per env [s]."""
+    """Range the time until the next resampling is drawn from, per env [s]; ``(inf, inf)``: never resampled
+    within an episode (only at resets)."""
     debug_vis: bool = False
     """Draw the command (no visualizer here: kept for configs that set it)."""
 
@@ -195,6 +196,12 @@ class CommandTermCfg:
         check_fields(self)
         _check_class_type(self)
         _check_ordered_pair(self, "resampling_time_range")
+        low, high = (float(v) for v in self.resampling_time_range)
+        if math.isinf(low) != math.isinf(high):
+            raise ValueError(
+                f"{type(self).__name__}.resampling_time_range must be finite, or (inf, inf) for never, got "
+                f"{self.resampling_time_range!r}"
+            )
 
 
 @configclass

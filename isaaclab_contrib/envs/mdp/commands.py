@@ -54,8 +54,6 @@ class NullCommand(CommandTerm):
 class NullCommandCfg(CommandTermCfg):
     """A command term that generates nothing (:class:`NullCommand`)."""
 
-    _ranges: ClassVar[dict[str, str]] = {"resampling_time_range": "[0, inf]"}  # inf: never (Isaac Lab's default)
-
     class_type: type = NullCommand
     resampling_time_range: tuple[float, float] = (float("inf"), float("inf"))
     """Never resampled."""

@@ -10,7 +10,8 @@ world). Quaternions are ``(x, y, z, w)``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+import math
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import newton
 import numpy as np
@@ -18,9 +19,10 @@ import torch
 import warp as wp
 
 from isaaclab_contrib.managers import ActionTerm, ActionTermCfg
-from isaaclab_contrib.utils.configclass import MISSING, configclass
+from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
 from isaaclab_contrib.utils.math import quat_apply, quat_conjugate, quat_mul, subtract_frame_transforms
 from isaaclab_contrib.utils.string import resolve_matching_names
+from isaaclab_contrib.utils.validation import check_fields
 
 if TYPE_CHECKING:
     from isaaclab_contrib.envs import ManagerBasedEnv
@@ -246,10 +248,20 @@ class DifferentialIKControllerCfg:
 class DifferentialIKOffsetCfg:
     """The end-effector frame in the body's frame."""
 
+    _ranges: ClassVar[dict[str, str]] = {"pos": "any", "rot": "any"}
+
     pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
     """Offset [m]."""
     rot: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
-    """Rotation ``(x, y, z, w)``."""
+    """Rotation ``(x, y, z, w)``, a unit quaternion."""
+
+    def validate(self) -> None:
+        """Check the fields and that :attr:`rot` is a unit quaternion (to 1e-3)."""
+        check_missing(self)
+        check_fields(self)
+        norm = math.sqrt(sum(float(c) ** 2 for c in self.rot))
+        if abs(norm - 1.0) > 1e-3:
+            raise ValueError(f"DifferentialIKOffsetCfg.rot must be a unit quaternion (x, y, z, w), got norm {norm:.4f}")
 
 
 @configclass
@@ -257,6 +269,8 @@ class DifferentialInverseKinematicsActionCfg(ActionTermCfg):
     """Differential IK on a body of an articulation (:class:`DifferentialInverseKinematicsAction`)."""
 
     OffsetCfg = DifferentialIKOffsetCfg
+
+    _ranges: ClassVar[dict[str, str]] = {"scale": "any"}
 
     class_type: type = DifferentialInverseKinematicsAction
     joint_names: list[str] = MISSING
