@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from isaaclab_contrib.envs import ManagerBasedRLEnv, load_cfg_from_registry
-from isaaclab_contrib.managers import ObservationTermCfg, RewardTermCfg, SceneEntityCfg
+from isaaclab_contrib.managers import ObservationTermCfg, RewardTermCfg, SceneEntityCfg, TerminationTermCfg
 from isaaclab_contrib.utils.configclass import configclass
 from isaaclab_coupling_configs.arm_press_cloth_manager_task import TASK_ID, ArmPressClothManagerEnvCfg
 from isaaclab_coupling_configs.arm_press_cloth_task import ArmPressClothEnv, ArmPressClothEnvCfg
@@ -170,6 +170,13 @@ def test_coupler_terms_read_what_the_direct_task_measures():
         func=mdp.coupling_penetration_depth, params={"entry": "cloth", "partner": "arm", "bodies": tip}
     )
     policy.residual = ObservationTermCfg(func=mdp.coupling_residual)
+    cfg.rewards.force_l2 = RewardTermCfg(
+        func=mdp.coupling_interface_force_l2, weight=1.0, params={"entry": "arm", "partner": "cloth", "bodies": tip}
+    )
+    cfg.rewards.penetration = RewardTermCfg(
+        func=mdp.coupling_penetration_l1, weight=1.0, params={"entry": "cloth", "partner": "arm", "bodies": tip}
+    )
+    cfg.terminations.diverged = TerminationTermCfg(func=mdp.coupling_not_converged, params={"threshold": 1.0e9})
     env = ManagerBasedRLEnv(cfg)
     try:
         assert env.manager.step_mode() == "captured"
@@ -180,6 +187,12 @@ def test_coupler_terms_read_what_the_direct_task_measures():
             assert torch.equal(got, expected[step]), step
             residual = obs["policy"][:, 14]
             assert torch.isfinite(residual).all() and (residual >= 0).all()
+            names = env.reward_manager.active_terms
+            step_reward = env.reward_manager._step_reward  # value * weight per term (Isaac Lab's, per second)
+            force = expected[step][:, :3]
+            assert torch.allclose(step_reward[:, names.index("force_l2")], (force**2).sum(-1))
+            assert torch.allclose(step_reward[:, names.index("penetration")], expected[step][:, 3])
+            assert not env.termination_manager.get_term("diverged").any()  # a residual never reaches 1e9
         assert expected[-1][:, 2].abs().max() > 0.1  # the cloth pushes the fingertip up [N]: a real signal
     finally:
         env.close()
@@ -230,5 +243,44 @@ def test_a_camera_is_an_observation_term():
         corner, middle = plane[:, 0, 0] / rendered[:, 0, 0], plane[:, 3, 4] / rendered[:, 3, 4]
         assert (corner < middle).all()  # off-axis rays are longer than their distance to the image plane
         assert env.single_observation_space["image"]["depth"].shape == (6, 8, 1)
+    finally:
+        env.close()
+
+
+def test_recorder_terms_record_each_env_step_and_start_a_new_episode_at_a_reset():
+    from isaaclab_contrib.managers import RecorderTerm, RecorderTermCfg
+    from isaaclab_contrib.managers.recorder_manager import RecorderManagerBaseCfg
+
+    class ActionsAndDepth(RecorderTerm):
+        def record_pre_step(self):
+            return "actions", self._env.action_manager.action
+
+        def record_post_step(self):
+            return "obs/depth", self._env.obs_buf["policy"][:, 6:7]
+
+    @configclass
+    class Recorders(RecorderManagerBaseCfg):
+        record = RecorderTermCfg(class_type=ActionsAndDepth)
+
+    cfg = ArmPressClothManagerEnvCfg(recorders=Recorders(), episode_length_s=0.05)  # 3 env steps
+    cfg.scene.num_envs = 2
+    env = ManagerBasedRLEnv(cfg)
+    try:
+        env.reset()
+        actions = [torch.full((2, 2), 0.1 * (k + 1)) for k in range(3)]
+        depths = []
+        for a in actions:
+            obs, *_ = env.step(a)
+            depths.append(obs["policy"][:, 6:7].clone())
+        finished = env.recorder_manager.completed_episodes
+        assert len(finished) == 2  # both envs timed out after 3 steps
+        for episode in finished:
+            env_id = episode.env_id
+            assert torch.equal(episode.get("actions"), torch.stack([a[env_id] for a in actions]))
+            recorded = episode.get("obs/depth")
+            assert recorded.shape == (3, 1)
+            # the last record is the state the episode ended in (the returned observation is after the reset)
+            assert torch.equal(recorded[:2], torch.stack([d[env_id] for d in depths[:2]]))
+        assert env.recorder_manager.get_episode(0).is_empty()  # a new episode started at the reset
     finally:
         env.close()

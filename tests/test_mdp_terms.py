@@ -209,6 +209,10 @@ def test_reset_events_write_the_state_they_promise(shared_env):
     expected = torch.maximum(torch.minimum(raw["q0"][1] + 0.05, raw["upper"][1]), raw["lower"][1])  # clamped
     assert torch.allclose(raw["q"][1], expected) and torch.allclose(raw["qd"][1], torch.full((8,), 0.2))
     assert not torch.allclose(expected, raw["q0"][1] + 0.05)  # the ankles' limits exclude their default of 0
+    mdp.reset_joints_by_scale(env, ids, position_range=(1.5, 1.5), velocity_range=(1.0, 1.0), asset_cfg=robot)
+    raw = _raw(env)
+    expected = torch.maximum(torch.minimum(raw["q0"][1] * 1.5, raw["upper"][1]), raw["lower"][1])
+    assert torch.allclose(raw["q"][1], expected) and torch.equal(raw["qd"][1], torch.zeros(8))  # 0 scaled is 0
     default_root = env.scene["robot"].data.default_root_state.torch[1].clone()
     mdp.reset_root_state_uniform(
         env, ids, pose_range={"x": (0.1, 0.1), "yaw": (0.5, 0.5)}, velocity_range={"z": (-1.0, -1.0)}, asset_cfg=robot
