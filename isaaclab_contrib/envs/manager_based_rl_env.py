@@ -37,22 +37,9 @@ class ManagerBasedRLEnv(ManagerBasedEnv, gym.Env):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [None, "rgb_array"], "render_fps": 30}
 
     def __init__(self, cfg: ManagerBasedRLEnvCfg | None = None, render_mode: str | None = None, **kwargs: Any):
-        unknown = sorted(key for key in kwargs if not key.endswith("_entry_point"))
-        if unknown:
-            raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments {unknown}")
-        if render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"{type(self).__name__}: render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
-        from .registry import check_env_cfg, resolve_entry_point
+        from .registry import env_cfg_from_arguments
 
-        if cfg is None:
-            entry = kwargs.get("env_cfg_entry_point")
-            if entry is None:
-                raise TypeError(f"{type(self).__name__}() needs a cfg (or a registration with env_cfg_entry_point)")
-            cfg = resolve_entry_point(entry, "env_cfg_entry_point")()
-        elif kwargs.get("env_cfg_entry_point") is not None:
-            check_env_cfg(cfg, kwargs["env_cfg_entry_point"], type(self).__name__)
+        cfg = env_cfg_from_arguments(type(self).__name__, cfg, render_mode, self.metadata["render_modes"], kwargs)
         if not isinstance(cfg, ManagerBasedRLEnvCfg):
             raise TypeError(f"{type(self).__name__}: cfg must be a ManagerBasedRLEnvCfg, got {type(cfg).__name__}")
         self.render_mode = render_mode

@@ -13,7 +13,14 @@ from typing import Any
 
 import gymnasium as gym
 
-__all__ = ["check_env_cfg", "check_task_cfg", "load_cfg_from_registry", "register_task", "resolve_entry_point"]
+__all__ = [
+    "check_env_cfg",
+    "check_task_cfg",
+    "env_cfg_from_arguments",
+    "load_cfg_from_registry",
+    "register_task",
+    "resolve_entry_point",
+]
 
 
 def _entry_point(obj: Any) -> str:
@@ -119,3 +126,28 @@ def check_task_cfg(task_id: str, cfg: Any) -> None:
     entry = (spec.kwargs or {}).get("env_cfg_entry_point")
     if entry is not None:
         check_env_cfg(cfg, entry, f"task {task_id!r}")
+
+
+def env_cfg_from_arguments(
+    where: str, cfg: Any, render_mode: str | None, render_modes: list, kwargs: dict[str, Any]
+) -> Any:
+    """The config of an env created as ``Env(cfg, render_mode, **kwargs)`` (directly or by ``gymnasium.make``):
+    *cfg*, checked against the registration's ``env_cfg_entry_point`` when there is one, or a new config from it.
+
+    Raises:
+        TypeError: A keyword that is not an ``*_entry_point``, no cfg and no registration, or another task's cfg.
+        ValueError: *render_mode* not in *render_modes*.
+    """
+    unknown = sorted(key for key in kwargs if not key.endswith("_entry_point"))
+    if unknown:
+        raise TypeError(f"{where}() got unexpected keyword arguments {unknown}")
+    if render_mode not in render_modes:
+        raise ValueError(f"{where}: render_mode must be one of {render_modes}, got {render_mode!r}")
+    entry = kwargs.get("env_cfg_entry_point")
+    if cfg is None:
+        if entry is None:
+            raise TypeError(f"{where}() needs a cfg (or a registration with env_cfg_entry_point)")
+        return resolve_entry_point(entry, "env_cfg_entry_point")()
+    if entry is not None:  # gymnasium.make(task, cfg=...): the task's own config
+        check_env_cfg(cfg, entry, where)
+    return cfg

@@ -129,6 +129,24 @@ class ManagerBase:
     def _where(self, term_name: str) -> str:
         return f"{type(self).__name__} term {term_name!r}"
 
+    def _trial_call(self, term_name: str, term_cfg: ManagerTermBaseCfg) -> torch.Tensor:
+        """Call the term once at build (a class term is reset afterwards, undoing what the call changed): it must
+        return a ``[num_envs]`` tensor, else an error naming the term."""
+        where = self._where(term_name)
+        try:
+            value = term_cfg.func(self._env, **term_cfg.params)
+        except Exception as err:
+            raise RuntimeError(f"{where}: the trial call at build failed: {type(err).__name__}: {err}") from err
+        if isinstance(term_cfg.func, ManagerTermBase):
+            term_cfg.func.reset()
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"{where}: must return a torch.Tensor of [{self.num_envs}], got {type(value).__name__}")
+        if tuple(value.shape) != (self.num_envs,):
+            raise ValueError(
+                f"{where}: must return a tensor of shape [num_envs] = [{self.num_envs}], got {list(value.shape)}"
+            )
+        return value
+
     def _resolve_common_term_cfg(self, term_name: str, term_cfg: ManagerTermBaseCfg, min_argc: int = 1) -> None:
         """Check *term_cfg* and prepare it: scene entities resolved, a class term instantiated (into
         ``term_cfg.func``), the function's parameters checked against ``term_cfg.params``.

@@ -151,17 +151,6 @@ class RewardManager(ManagerBase):
     def _check_output(self, term_name: str, term_cfg: RewardTermCfg) -> None:
         """Call the term once: it must return a floating-point ``[num_envs]`` tensor."""
         where = self._where(term_name)
-        try:
-            value = term_cfg.func(self._env, **term_cfg.params)
-        except Exception as err:
-            raise RuntimeError(f"{where}: the trial call at build failed: {type(err).__name__}: {err}") from err
-        if isinstance(term_cfg.func, ManagerTermBase):
-            term_cfg.func.reset()  # undo what the trial call changed
-        if not isinstance(value, torch.Tensor):
-            raise TypeError(f"{where}: must return a torch.Tensor of [{self.num_envs}], got {type(value).__name__}")
-        if tuple(value.shape) != (self.num_envs,):
-            raise ValueError(
-                f"{where}: must return a tensor of shape [num_envs] = [{self.num_envs}], got {list(value.shape)}"
-            )
+        value = self._trial_call(term_name, term_cfg)
         if not value.is_floating_point():
             raise TypeError(f"{where}: must return a floating-point tensor, got {value.dtype} (use .float())")

@@ -160,17 +160,6 @@ class TerminationManager(ManagerBase):
     def _check_output(self, term_name: str, term_cfg: TerminationTermCfg) -> None:
         """Call the term once: it must return a ``[num_envs]`` bool tensor."""
         where = self._where(term_name)
-        try:
-            value = term_cfg.func(self._env, **term_cfg.params)
-        except Exception as err:
-            raise RuntimeError(f"{where}: the trial call at build failed: {type(err).__name__}: {err}") from err
-        if isinstance(term_cfg.func, ManagerTermBase):
-            term_cfg.func.reset()  # undo what the trial call changed
-        if not isinstance(value, torch.Tensor):
-            raise TypeError(f"{where}: must return a torch.Tensor of [{self.num_envs}], got {type(value).__name__}")
-        if tuple(value.shape) != (self.num_envs,):
-            raise ValueError(
-                f"{where}: must return a tensor of shape [num_envs] = [{self.num_envs}], got {list(value.shape)}"
-            )
+        value = self._trial_call(term_name, term_cfg)
         if value.dtype != torch.bool:
             raise TypeError(f"{where}: must return a bool tensor, got {value.dtype} (compare, e.g. `x > limit`)")

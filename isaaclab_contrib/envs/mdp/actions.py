@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BinaryJointPositionAction",
     "BinaryJointPositionActionCfg",
+    "BufferedActionTerm",
     "JointAction",
     "JointActionCfg",
     "JointEffortAction",
@@ -31,7 +32,30 @@ __all__ = [
 ]
 
 
-class JointAction(ActionTerm):
+class BufferedActionTerm(ActionTerm):
+    """An action term keeping its raw and processed actions in ``self._raw_actions`` / ``self._processed_actions``
+    (allocated by the subclass, ``[num_envs, action_dim]`` and ``[num_envs, ...]``); a reset zeroes the raw ones."""
+
+    _raw_actions: torch.Tensor
+    _processed_actions: torch.Tensor
+
+    @property
+    def action_dim(self) -> int:
+        return self._raw_actions.shape[1]
+
+    @property
+    def raw_actions(self) -> torch.Tensor:
+        return self._raw_actions
+
+    @property
+    def processed_actions(self) -> torch.Tensor:
+        return self._processed_actions
+
+    def reset(self, env_ids=None) -> None:
+        self._raw_actions[slice(None) if env_ids is None else env_ids] = 0.0
+
+
+class JointAction(BufferedActionTerm):
     """Base of the joint actions: ``processed = raw * scale + offset`` per joint (then the term's ``clip``)."""
 
     cfg: Any
@@ -69,24 +93,9 @@ class JointAction(ActionTerm):
             f"{type(self).__name__}.cfg.{name} must be a number or a dict of regex to number, got {value!r}"
         )
 
-    @property
-    def action_dim(self) -> int:
-        return len(self._joint_names)
-
-    @property
-    def raw_actions(self) -> torch.Tensor:
-        return self._raw_actions
-
-    @property
-    def processed_actions(self) -> torch.Tensor:
-        return self._processed_actions
-
     def process_actions(self, actions: torch.Tensor) -> None:
         self._raw_actions[:] = actions
         self._processed_actions[:] = self._apply_clip(self._raw_actions * self._scale + self._offset)
-
-    def reset(self, env_ids=None) -> None:
-        self._raw_actions[slice(None) if env_ids is None else env_ids] = 0.0
 
 
 class JointPositionAction(JointAction):
@@ -142,7 +151,7 @@ class JointPositionToLimitsAction(JointAction):
         self._asset.set_joint_position_target(self.processed_actions, joint_ids=self._joint_ids)
 
 
-class BinaryJointPositionAction(ActionTerm):
+class BinaryJointPositionAction(BufferedActionTerm):
     """One action value opens or closes a set of joints (a gripper): negative closes, else opens."""
 
     cfg: Any
@@ -167,18 +176,6 @@ class BinaryJointPositionAction(ActionTerm):
         self._raw_actions = torch.zeros(self.num_envs, 1, device=self.device)
         self._processed_actions = torch.zeros(self.num_envs, len(self._joint_names), device=self.device)
 
-    @property
-    def action_dim(self) -> int:
-        return 1
-
-    @property
-    def raw_actions(self) -> torch.Tensor:
-        return self._raw_actions
-
-    @property
-    def processed_actions(self) -> torch.Tensor:
-        return self._processed_actions
-
     def process_actions(self, actions: torch.Tensor) -> None:
         self._raw_actions[:] = actions
         close = (actions < 0.0).reshape(-1, 1)
@@ -186,9 +183,6 @@ class BinaryJointPositionAction(ActionTerm):
 
     def apply_actions(self) -> None:
         self._asset.set_joint_position_target(self.processed_actions, joint_ids=self._joint_ids)
-
-    def reset(self, env_ids=None) -> None:
-        self._raw_actions[slice(None) if env_ids is None else env_ids] = 0.0
 
 
 @configclass

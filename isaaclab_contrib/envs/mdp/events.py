@@ -51,6 +51,17 @@ def _write_joints(env, ids, asset_cfg, pos, vel) -> None:
     asset.write_joint_state_to_sim(pos, vel, joint_ids=joints, env_ids=ids)
 
 
+def _reset_joints(env, env_ids, position_range, velocity_range, asset_cfg, combine) -> None:
+    """Joint state ``combine(default, draw)`` of the selected joints, each draw uniform in its range."""
+    ids = _ids(env, env_ids)
+    data = env.scene[asset_cfg.name].data
+    pos = data.default_joint_pos.torch[ids][:, asset_cfg.joint_ids]
+    vel = data.default_joint_vel.torch[ids][:, asset_cfg.joint_ids]
+    pos = combine(pos, sample_uniform(*position_range, tuple(pos.shape), env.device))
+    vel = combine(vel, sample_uniform(*velocity_range, tuple(vel.shape), env.device))
+    _write_joints(env, ids, asset_cfg, pos, vel)
+
+
 def reset_joints_by_scale(
     env: ManagerBasedEnv,
     env_ids: torch.Tensor,
@@ -60,13 +71,7 @@ def reset_joints_by_scale(
 ) -> None:
     """Set the selected joints to their defaults times factors drawn uniformly from the ranges (positions clamped
     to the soft limits, velocities to the velocity limits)."""
-    ids = _ids(env, env_ids)
-    data = env.scene[asset_cfg.name].data
-    pos = data.default_joint_pos.torch[ids][:, asset_cfg.joint_ids].clone()
-    vel = data.default_joint_vel.torch[ids][:, asset_cfg.joint_ids].clone()
-    pos *= sample_uniform(*position_range, tuple(pos.shape), env.device)
-    vel *= sample_uniform(*velocity_range, tuple(vel.shape), env.device)
-    _write_joints(env, ids, asset_cfg, pos, vel)
+    _reset_joints(env, env_ids, position_range, velocity_range, asset_cfg, torch.mul)
 
 
 def reset_joints_by_offset(
@@ -78,13 +83,7 @@ def reset_joints_by_offset(
 ) -> None:
     """Set the selected joints to their defaults plus offsets drawn uniformly from the ranges [rad or m,
     rad/s or m/s] (clamped to the limits)."""
-    ids = _ids(env, env_ids)
-    data = env.scene[asset_cfg.name].data
-    pos = data.default_joint_pos.torch[ids][:, asset_cfg.joint_ids].clone()
-    vel = data.default_joint_vel.torch[ids][:, asset_cfg.joint_ids].clone()
-    pos += sample_uniform(*position_range, tuple(pos.shape), env.device)
-    vel += sample_uniform(*velocity_range, tuple(vel.shape), env.device)
-    _write_joints(env, ids, asset_cfg, pos, vel)
+    _reset_joints(env, env_ids, position_range, velocity_range, asset_cfg, torch.add)
 
 
 def reset_root_state_uniform(

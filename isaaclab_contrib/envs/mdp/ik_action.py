@@ -18,11 +18,13 @@ import numpy as np
 import torch
 import warp as wp
 
-from isaaclab_contrib.managers import ActionTerm, ActionTermCfg
+from isaaclab_contrib.managers import ActionTermCfg
 from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
 from isaaclab_contrib.utils.math import quat_apply, quat_conjugate, quat_mul, subtract_frame_transforms
 from isaaclab_contrib.utils.string import resolve_matching_names
 from isaaclab_contrib.utils.validation import check_fields
+
+from .actions import BufferedActionTerm
 
 if TYPE_CHECKING:
     from isaaclab_contrib.envs import ManagerBasedEnv
@@ -56,7 +58,7 @@ def _quat_from_axis_angle(v: torch.Tensor) -> torch.Tensor:
     return torch.cat([axis * torch.sin(0.5 * angle), torch.cos(0.5 * angle)], dim=-1)
 
 
-class DifferentialInverseKinematicsAction(ActionTerm):
+class DifferentialInverseKinematicsAction(BufferedActionTerm):
     """End-effector commands to joint position targets by differential IK (see the module docs)."""
 
     cfg: Any
@@ -168,18 +170,6 @@ class DifferentialInverseKinematicsAction(ActionTerm):
         return torch.cat([lin_b, ang_b], dim=1)
 
     # ------------------------------------------------------------------ action term
-    @property
-    def action_dim(self) -> int:
-        return self._dim
-
-    @property
-    def raw_actions(self) -> torch.Tensor:
-        return self._raw_actions
-
-    @property
-    def processed_actions(self) -> torch.Tensor:
-        return self._processed_actions
-
     def process_actions(self, actions: torch.Tensor) -> None:
         self._raw_actions[:] = actions
         self._processed_actions[:] = self._raw_actions * self._scale
@@ -222,9 +212,6 @@ class DifferentialInverseKinematicsAction(ActionTerm):
             pinv = vh.transpose(1, 2) @ torch.diag_embed(s_inv) @ u.transpose(1, 2)
             return float(p["k_val"]) * (pinv @ error.unsqueeze(-1)).squeeze(-1)
         return float(p["k_val"]) * (jt @ error.unsqueeze(-1)).squeeze(-1)
-
-    def reset(self, env_ids=None) -> None:
-        self._raw_actions[slice(None) if env_ids is None else env_ids] = 0.0
 
 
 @configclass
