@@ -260,6 +260,7 @@ def test_recorder_terms_record_each_env_step_and_start_a_new_episode_at_a_reset(
 
     @configclass
     class Recorders(RecorderManagerBaseCfg):
+        dataset_file_handler_class_type = None  # episodes kept in memory: no file
         record = RecorderTermCfg(class_type=ActionsAndDepth)
 
     cfg = ArmPressClothManagerEnvCfg(recorders=Recorders(), episode_length_s=0.05)  # 3 env steps

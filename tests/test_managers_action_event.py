@@ -572,6 +572,7 @@ class StepRecorder(RecorderTerm):
 
 @configclass
 class RecorderCfg(RecorderManagerBaseCfg):
+    dataset_file_handler_class_type: type | None = None  # episodes kept in memory: no file
     steps: RecorderTermCfg = RecorderTermCfg(class_type=StepRecorder)
 
 

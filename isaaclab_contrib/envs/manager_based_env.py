@@ -172,6 +172,29 @@ class ManagerBasedEnv:
         self.obs_buf = self.observation_manager.compute(update_history=True)
         return self.obs_buf, self.extras
 
+    def reset_to(
+        self,
+        state: dict[str, Any],
+        env_ids: Sequence[int] | torch.Tensor | None = None,
+        seed: int | None = None,
+        is_relative: bool = False,
+    ) -> tuple[dict[str, Any], dict]:
+        """Reset *env_ids* (``None``: every env) as :meth:`reset` does, then put their scene into *state* (the
+        layout of ``scene.get_state()``, each value ``[len(env_ids), ...]``; a demonstration's ``initial_state``
+        with ``is_relative=True``); returns ``(obs, extras)``. The other envs are not touched."""
+        self._check_open("reset_to()")
+        env_ids = torch.arange(self.num_envs, device=self.device) if env_ids is None else self._as_env_ids(env_ids)
+        self.recorder_manager.record_pre_reset(env_ids)
+        if seed is not None:
+            self.seed(seed)
+        self._reset_idx(env_ids)
+        self.scene.reset_to(state, env_ids, is_relative=is_relative)
+        self.manager.forward()
+        self.scene.update(dt=0.0)
+        self.recorder_manager.record_post_reset(env_ids)
+        self.obs_buf = self.observation_manager.compute(update_history=True)
+        return self.obs_buf, self.extras
+
     def _as_env_ids(self, env_ids: Any) -> torch.Tensor:
         ids = torch.as_tensor(env_ids, device=self.device).reshape(-1)
         if ids.dtype.is_floating_point or ids.dtype == torch.bool:
@@ -199,7 +222,10 @@ class ManagerBasedEnv:
         return self._viewport.render(self.manager.get_state_0())
 
     def close(self) -> None:
-        """Close the simulation and clear the manager (a no-op when already closed)."""
+        """Close the dataset files and the simulation, and clear the manager (a no-op when already closed)."""
+        recorder = getattr(self, "recorder_manager", None)
+        if recorder is not None:
+            recorder.close()
         self.sim.clear_instance()
 
 

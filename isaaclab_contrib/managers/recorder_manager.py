@@ -13,12 +13,14 @@ in :attr:`RecorderManager.completed_episodes` and writes no file (an HDF5 writer
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 
 from isaaclab_contrib.utils.configclass import MISSING, configclass
+from isaaclab_contrib.utils.datasets import HDF5DatasetFileHandler
 
 from .action_manager import named_errors
 from .manager_base import ManagerBase, ManagerTermBase, term_fields
@@ -42,17 +44,27 @@ class DatasetExportMode(enum.IntEnum):
     """The succeeded episodes only."""
 
 
-_SETTINGS = ("dataset_export_dir_path", "dataset_filename", "dataset_export_mode", "export_in_record_pre_reset")
+_SETTINGS = (
+    "dataset_file_handler_class_type",
+    "dataset_export_dir_path",
+    "dataset_filename",
+    "dataset_export_mode",
+    "export_in_record_pre_reset",
+)
 
 
 @configclass
 class RecorderManagerBaseCfg:
     """Settings of the recorder manager; subclass it and declare the :class:`RecorderTermCfg` terms as fields."""
 
+    dataset_file_handler_class_type: type | None = HDF5DatasetFileHandler
+    """The dataset writer (Isaac Lab's HDF5 layout by default); ``None``: no file, the exported episodes are kept
+    in memory (:attr:`RecorderManager.completed_episodes`)."""
     dataset_export_dir_path: str = "/tmp/isaaclab/logs"
-    """Folder of the exported dataset (for the dataset writer; no file is written in this version)."""
+    """Folder of the exported dataset."""
     dataset_filename: str = "dataset"
-    """Dataset file name, without extension (for the dataset writer)."""
+    """Dataset file name, without extension (``.hdf5`` is added; the failed episodes of
+    ``EXPORT_SUCCEEDED_FAILED_IN_SEPARATE_FILES`` go to ``<name>_failed.hdf5``)."""
     dataset_export_mode: DatasetExportMode = DatasetExportMode.EXPORT_ALL
     """Which finished episodes are handed to the writer."""
     export_in_record_pre_reset: bool = True
@@ -193,6 +205,20 @@ class RecorderManager(ManagerBase):
             )
         for env_id in range(self.num_envs):
             self._episodes[env_id] = self._new_episode(env_id)
+        self._handlers: dict[bool, Any] = {}
+        """The dataset writers by ``failed`` (created when the manager has terms and a writer class)."""
+        handler_class = getattr(self.cfg, "dataset_file_handler_class_type", None)
+        mode = DatasetExportMode(getattr(self.cfg, "dataset_export_mode", DatasetExportMode.EXPORT_NONE))
+        if self._term_names and handler_class is not None and mode != DatasetExportMode.EXPORT_NONE:
+            env_name = getattr(getattr(env, "spec", None), "id", None) or type(getattr(env, "cfg", env)).__name__
+            folder, name = self.cfg.dataset_export_dir_path, self.cfg.dataset_filename
+            files = [False]
+            if mode == DatasetExportMode.EXPORT_SUCCEEDED_FAILED_IN_SEPARATE_FILES:
+                files.append(True)
+            for failed in files:
+                handler = handler_class()
+                handler.create(os.path.join(folder, f"{name}_failed" if failed else name), env_name=env_name)
+                self._handlers[failed] = handler
 
     def __str__(self) -> str:
         return f"<RecorderManager> {len(self._term_names)} term(s): {self._term_names}"
@@ -288,7 +314,8 @@ class RecorderManager(ManagerBase):
     ) -> None:
         """Before the envs *env_ids* (``None``: every env) are reset: record the terms'
         :meth:`RecorderTerm.record_pre_reset`, set each episode's ``success`` (the termination term
-        ``"success"`` of ``env.termination_manager`` when there is one, else ``False``), then export the
+        ``"success"`` of ``env.termination_manager`` when there is one; else whether the episode ran out its time
+        without a failure termination; ``False`` without terminations), then export the
         episodes if *force_export_or_skip* is ``True``, or if it is ``None`` and ``export_in_record_pre_reset``
         is set."""
         if not self._term_names:
@@ -301,6 +328,8 @@ class RecorderManager(ManagerBase):
         terminations = getattr(self._env, "termination_manager", None)
         if terminations is not None and "success" in terminations.active_terms:
             success |= terminations.get_term("success")[ids].bool().cpu()
+        elif terminations is not None:  # no success term: an episode that ran out its time without failing
+            success |= (terminations.time_outs[ids] & ~terminations.terminated[ids]).bool().cpu()
         self.set_success_to_episodes(ids, success)
         if force_export_or_skip or (force_export_or_skip is None and self.cfg.export_in_record_pre_reset):
             self.export_episodes(ids)
@@ -336,10 +365,26 @@ class RecorderManager(ManagerBase):
             self._episodes[env_id] = self._new_episode(env_id)
 
     def write_episode(self, episode: EpisodeData, failed_dataset: bool = False) -> None:
-        """Receive a finished episode: the seam for dataset writers. This version keeps it in memory, in
-        :attr:`completed_episodes` (or :attr:`completed_failed_episodes` when *failed_dataset*); it writes no
-        file."""
-        (self.completed_failed_episodes if failed_dataset else self.completed_episodes).append(episode)
+        """Write a finished episode into the dataset file (the failed-episodes file when *failed_dataset*) and
+        flush it; without a writer (``dataset_file_handler_class_type=None``) keep it in memory, in
+        :attr:`completed_episodes` (or :attr:`completed_failed_episodes`)."""
+        handler = self._handlers.get(failed_dataset)
+        if handler is None:
+            (self.completed_failed_episodes if failed_dataset else self.completed_episodes).append(episode)
+            return
+        handler.write_episode(episode)
+        handler.flush()
+
+    @property
+    def dataset_file_handlers(self) -> dict[bool, Any]:
+        """The open dataset writers by ``failed`` (empty without a file)."""
+        return dict(self._handlers)
+
+    def close(self) -> None:
+        """Close the dataset files (the env does on ``close()``)."""
+        for handler in self._handlers.values():
+            handler.close()
+        self._handlers = {}
 
     # ------------------------------------------------------------------ helpers
     def _ids(self, env_ids: Sequence[int] | torch.Tensor | slice | None) -> list[int]:

@@ -190,6 +190,75 @@ class InteractiveScene:
         for asset in self._assets():
             asset.update(dt)
 
+    # ------------------------------------------------------------------ state
+    def get_state(self, is_relative: bool = False) -> dict[str, dict[str, dict[str, torch.Tensor]]]:
+        """The state of every per-env asset, copied (Isaac Lab's layout): ``{"articulation": {name: {"root_pose",
+        "root_velocity", "joint_position", "joint_velocity"}}, "rigid_object": {name: {"root_pose",
+        "root_velocity"}}, "deformable_object": {name: {"nodal_position", "nodal_velocity"}}}``, each
+        ``[num_envs, ...]``: poses are position [m] and ``(x, y, z, w)``, velocities linear [m/s] then angular
+        [rad/s]; with *is_relative*, positions are relative to each env's origin."""
+        origins = self._env_origins if is_relative else torch.zeros_like(self._env_origins)
+        state: dict[str, dict[str, dict[str, torch.Tensor]]] = {
+            "articulation": {},
+            "rigid_object": {},
+            "deformable_object": {},
+        }
+        for group, objects in (("articulation", self.articulations), ("rigid_object", self.rigid_objects)):
+            for name, asset in objects.items():
+                if not asset._per_env:
+                    continue
+                data = asset.data
+                entry = {
+                    "root_pose": torch.cat([data.root_pos_w.torch - origins, data.root_quat_w.torch], dim=-1),
+                    "root_velocity": torch.cat([data.root_lin_vel_w.torch, data.root_ang_vel_w.torch], dim=-1),
+                }
+                if group == "articulation" and asset.num_joints:
+                    entry["joint_position"] = data.joint_pos.torch.clone()
+                    entry["joint_velocity"] = data.joint_vel.torch.clone()
+                state[group][name] = entry
+        for name, asset in self.deformable_objects.items():
+            if asset._per_env:
+                state["deformable_object"][name] = {
+                    "nodal_position": asset.data.nodal_pos_w.torch - origins.unsqueeze(1),
+                    "nodal_velocity": asset.data.nodal_vel_w.torch.clone(),
+                }
+        return state
+
+    def reset_to(self, state: dict[str, Any], env_ids: Any = None, is_relative: bool = False) -> None:
+        """Write *state* (the layout of :meth:`get_state`, each value ``[len(env_ids), ...]``) into the envs
+        *env_ids* (``None``: every env) through the assets' write methods; the next step (or ``forward()``) runs
+        FK and a masked solver reset of those envs. A fixed-base articulation's root is not written (it cannot
+        move). With *is_relative*, positions are relative to each env's origin.
+
+        Raises:
+            KeyError: *state* names an asset the scene does not have.
+        """
+        ids = torch.arange(self.num_envs, device=self._env_origins.device) if env_ids is None else env_ids
+        ids = torch.as_tensor(ids, device=self._env_origins.device).long().reshape(-1)
+        origins = self._env_origins[ids] if is_relative else torch.zeros_like(self._env_origins[ids])
+        groups = {"articulation": self.articulations, "rigid_object": self.rigid_objects}
+        groups["deformable_object"] = self.deformable_objects
+        for group, entries in state.items():
+            if group not in groups:
+                raise KeyError(f"InteractiveScene.reset_to: unknown state group {group!r}; expected {sorted(groups)}")
+            for name, values in entries.items():
+                if name not in groups[group]:
+                    raise KeyError(f"InteractiveScene.reset_to: the scene has no {group} {name!r}")
+                asset = groups[group][name]
+                if group == "deformable_object":
+                    nodal = torch.cat(
+                        [values["nodal_position"] + origins.unsqueeze(1), values["nodal_velocity"]], dim=-1
+                    )
+                    asset.write_nodal_state_to_sim(nodal, env_ids=ids)
+                    continue
+                if not getattr(asset, "is_fixed_base", False):
+                    pose = values["root_pose"].clone()
+                    pose[:, :3] += origins
+                    asset.write_root_pose_to_sim(pose, env_ids=ids)
+                    asset.write_root_velocity_to_sim(values["root_velocity"], env_ids=ids)
+                if "joint_position" in values:
+                    asset.write_joint_state_to_sim(values["joint_position"], values["joint_velocity"], env_ids=ids)
+
     def write_data_to_sim(self) -> None:
         """No-op: every write method writes the simulation's own arrays at once (joint and root state into the
         state with ``invalidate_fk``, targets into the control the captured step reads), so there is no buffered

@@ -10,5 +10,6 @@ from .events import *  # noqa: F403
 from .ik_action import *  # noqa: F403
 from .observations import *  # noqa: F403
 from .randomization import *  # noqa: F403
+from .recorders import *  # noqa: F403
 from .rewards import *  # noqa: F403
 from .terminations import *  # noqa: F403
