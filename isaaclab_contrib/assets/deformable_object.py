@@ -165,6 +165,65 @@ class DeformableObject(AssetBase):
             self._nodes.scatter(self._particle_qd, env, vel, 0, 3)
         self.data.invalidate()
 
+    # ------------------------------------------------------------------ materials
+    def write_material_to_sim(self, env_ids: Any = None, **values: Any) -> None:
+        """Set the asset's material per env, by its config's field names (a cloth's ``stiffness``, ``damping``,
+        ``bend_stiffness``, ``bend_damping``; a soft body's ``k_mu``, ``k_lambda``, ``k_damp``): each a number
+        for every env of *env_ids*, or a tensor ``[len(env_ids)]``. Written in place into the model's element
+        arrays, which the solver reads every step: the change takes effect at the next step, with no solver
+        rebuild and no new recording of the captured step.
+
+        Raises:
+            KeyError: A field the asset's material does not have (the message lists those it has).
+            ValueError: A wrong shape, a non-finite or negative value. Nothing is written then.
+        """
+        env = self._env_index(env_ids)
+        columns = getattr(type(self.cfg), "MATERIAL_COLUMNS", {})
+        where = f"{self._where()}.write_material_to_sim"
+        checked = {}
+        for field_name, value in values.items():
+            if field_name not in columns:
+                raise KeyError(
+                    f"{where}: unknown material field {field_name!r}; {type(self.cfg).__name__} has {sorted(columns)}"
+                )
+            tensor = torch.as_tensor(value, dtype=torch.float32, device=self.torch_device)
+            if tensor.ndim == 0:
+                tensor = tensor.expand(len(env))
+            if tuple(tensor.shape) != (len(env),):
+                raise ValueError(
+                    f"{where}: {field_name} must be a number or a tensor of [{len(env)}], got {list(tensor.shape)}"
+                )
+            if not torch.isfinite(tensor).all() or (tensor < 0).any():
+                raise ValueError(f"{where}: {field_name} must be finite and >= 0, got {tensor.tolist()}")
+            checked[field_name] = tensor
+        for field_name, tensor in checked.items():
+            array_name, cols = columns[field_name]
+            elements = self._material_elements(array_name)[env]  # [len(env), elements per env]
+            per_row = tensor.unsqueeze(-1).expand_as(elements).reshape(-1)
+            self._manager.write_model_rows(array_name, elements.reshape(-1).cpu().numpy(), cols, per_row)
+
+    def _material_elements(self, array_name: str) -> torch.Tensor:
+        """The asset's element rows of *array_name* per env, ``[num_envs, elements]`` (found once: the elements whose
+        first particle is one of the asset's nodes in that env)."""
+        cache = self.__dict__.setdefault("_elements", {})
+        if array_name not in cache:
+            indices = {
+                "tri_materials": "tri_indices",
+                "edge_bending_properties": "edge_indices",
+                "tet_materials": "tet_indices",
+            }
+            width = {"tri_materials": 3, "edge_bending_properties": 4, "tet_materials": 4}[array_name]
+            first = getattr(self._model, indices[array_name]).numpy().reshape(-1, width)
+            first = first[:, 2] if array_name == "edge_bending_properties" else first[:, 0]  # an edge's own vertex
+            owner = np.full(int(self._model.particle_count), -1, dtype=np.int64)
+            nodes = self._nodes.ids
+            owner[nodes.reshape(-1)] = np.repeat(np.arange(nodes.shape[0]), nodes.shape[1])
+            rows = [np.nonzero(owner[first] == e)[0] for e in range(nodes.shape[0])]
+            if len({len(r) for r in rows}) != 1 or not len(rows[0]):
+                raise ValueError(f"{self._where()}: its {array_name} elements are not the same in every env")
+            cache[array_name] = torch.as_tensor(np.stack(rows), device=self.torch_device)
+        return cache[array_name]
+
     def reset(self, env_ids: Any = None) -> None:
         """Clear the asset's own buffers for *env_ids* (the data caches); the particles are NOT put back to the
         initial state (Isaac Lab's events do that, e.g. with ``default_nodal_state_w``)."""

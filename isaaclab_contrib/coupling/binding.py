@@ -12,7 +12,13 @@ on that entry's filtered contact buffer and ``ModelView``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+
+import newton
+import numpy as np
+import torch
+import warp as wp
 
 from isaaclab_contrib.physics.sensors.observables import CONTACT_F, unsupported_observable
 from isaaclab_contrib.physics.solvers.binding import (
@@ -90,6 +96,14 @@ class CoupledBinding(SolverBinding):
         return BoundCoupledSolver(self, cfg, model, solver, plan, entries)
 
 
+_ROW_FREQUENCY = {
+    "tri_materials": newton.Model.AttributeFrequency.TRIANGLE,
+    "edge_bending_properties": newton.Model.AttributeFrequency.EDGE,
+    "tet_materials": newton.Model.AttributeFrequency.TETRAHEDRON,
+}
+"""The per-element model arrays a coupled entry may hold its own copy of, by Newton's attribute frequency."""
+
+
 class BoundCoupledSolver(BoundSolver):
     """Newton's coupled solver of one build, with its plan, bound entries and entry contacts.
 
@@ -117,6 +131,30 @@ class BoundCoupledSolver(BoundSolver):
         self.entry_contacts: dict[str, Any] = {}
         """Filtered contact buffer of every entry whose solver feeds a contact sensor (set by
         :meth:`allocate_observables`)."""
+
+    def write_model_rows(self, array_name: str, rows: Any, columns: Sequence[int], values: Any) -> None:
+        """Write the rows into the model and into every entry view that holds its own (compacted) copy of the
+        array, at the view's local rows (Newton's entry maps from local to global elements)."""
+        super().write_model_rows(array_name, rows, columns, values)
+        frequency = _ROW_FREQUENCY.get(array_name)
+        if frequency is None:
+            raise ValueError(f"write_model_rows: {array_name!r} has no per-element rows a coupled entry maps")
+        parent = getattr(self.model, array_name)
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        values = torch.as_tensor(values).reshape(-1)
+        for name, entry in self.solver._entries.items():  # Newton 1.8 keeps the entry maps here
+            view_array = getattr(self.entries[name].model, array_name, None) if name in self.entries else None
+            if view_array is None or view_array.ptr == parent.ptr:
+                continue
+            local_to_global = entry.attribute_local_to_global[frequency].numpy()
+            position = {int(g): local for local, g in enumerate(local_to_global)}
+            pairs = [(position[int(g)], i) for i, g in enumerate(rows) if int(g) in position]
+            if pairs:
+                local, which = (np.asarray(column) for column in zip(*pairs, strict=True))
+                flat = wp.to_torch(view_array)
+                picked = values.to(flat.device)[torch.as_tensor(which, device=flat.device)]
+                for column in columns:
+                    flat[torch.as_tensor(local, device=flat.device), column] = picked.to(flat.dtype)
 
     def prepare_contacts(self, contacts: Any) -> None:
         self.solver.prepare_contacts(contacts)

@@ -37,6 +37,15 @@ class ClothMaterialCfg(AssetBaseCfg):
         "bend_damping": ">= 0",
     }
 
+    MATERIAL_COLUMNS: ClassVar[dict[str, tuple[str, tuple[int, ...]]]] = {
+        "stiffness": ("tri_materials", (0, 1)),
+        "damping": ("tri_materials", (2,)),
+        "bend_stiffness": ("edge_bending_properties", (0,)),
+        "bend_damping": ("edge_bending_properties", (1,)),
+    }
+    """Where each material field lives in Newton's model, per element: ``(model array, columns)`` (the writes of
+    :meth:`~isaaclab_contrib.assets.DeformableObject.write_material_to_sim` after the start)."""
+
     particle_radius: float = 0.01
     """Contact radius of the particles [m]. Rigid bodies collide with the particles, not the triangles."""
     stiffness: float = 1.0e3
@@ -71,6 +80,14 @@ class SoftMaterialCfg(AssetBaseCfg):
         "k_damp": ">= 0",
         "particle_radius": "> 0",
     }
+
+    MATERIAL_COLUMNS: ClassVar[dict[str, tuple[str, tuple[int, ...]]]] = {
+        "k_mu": ("tet_materials", (0,)),
+        "k_lambda": ("tet_materials", (1,)),
+        "k_damp": ("tet_materials", (2,)),
+    }
+    """Where each material field lives in Newton's model, per tetrahedron: ``(model array, columns)`` (the writes of
+    :meth:`~isaaclab_contrib.assets.DeformableObject.write_material_to_sim` after the start)."""
 
     density: float = 1.0e3
     """Density of the material [kg/m^3]."""

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "randomize_actuator_gains",
+    "randomize_deformable_material",
     "randomize_physics_scene_gravity",
     "randomize_rigid_body_mass",
     "randomize_rigid_body_material",
@@ -229,3 +230,28 @@ def _explicit_gains(env: ManagerBasedEnv, dofs: torch.Tensor) -> dict[str, tuple
         if pairs:
             out[f"actuator{a}"] = (drive, pairs)
     return out
+
+
+def randomize_deformable_material(
+    env: ManagerBasedEnv,
+    env_ids: Any,
+    asset_cfg: SceneEntityCfg,
+    material_distribution_params: dict[str, tuple[float, float]],
+    operation: Operation = "scale",
+    distribution: Distribution = "uniform",
+) -> None:
+    """Set a deformable's material per env, by its config's field names (a cloth's ``stiffness``, ``damping``,
+    ``bend_stiffness``, ``bend_damping``; a soft body's ``k_mu``, ``k_lambda``, ``k_damp``): each from the value
+    in the asset's config and a draw per env (values below 0 become 0). Written through
+    ``DeformableObject.write_material_to_sim``: no rebuild, no new recording of the captured step."""
+    where = "randomize_deformable_material"
+    asset = env.scene[asset_cfg.name]
+    ids = _ids(env, env_ids)
+    values = {}
+    for field_name, params in material_distribution_params.items():
+        if not hasattr(asset.cfg, field_name):
+            raise KeyError(f"{where}: {type(asset.cfg).__name__} has no material field {field_name!r}")
+        start = torch.full((len(ids),), float(getattr(asset.cfg, field_name)), device=env.device)
+        draw = _sample(params, (len(ids),), distribution, env.device, f"{where}: {field_name}")
+        values[field_name] = _apply(start, draw, operation, where).clamp(min=0.0)
+    asset.write_material_to_sim(env_ids=ids, **values)

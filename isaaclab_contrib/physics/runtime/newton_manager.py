@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import warp as wp
 
 from isaaclab_contrib.physics.events import CallbackHandle, PhysicsEvent
+from isaaclab_contrib.physics.runtime.manager_model import ModelMethods
 from isaaclab_contrib.physics.runtime.manager_program import ProgramMethods
 from isaaclab_contrib.physics.runtime.manager_sensors import SensorMethods
 from isaaclab_contrib.physics.runtime.manager_usd import UsdMethods
@@ -38,7 +39,6 @@ from isaaclab_contrib.physics.runtime.step_program import recording
 if TYPE_CHECKING:
     import newton
 
-
 __all__ = ["NewtonManager"]
 
 logger = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ def _empty_callbacks() -> dict:
     return {event: [] for event in PhysicsEvent}
 
 
-class NewtonManager(ProgramMethods, SensorMethods, UsdMethods):
+class NewtonManager(ProgramMethods, SensorMethods, UsdMethods, ModelMethods):
     """Class-level singleton front of the Newton simulation (see the module documentation)."""
 
     _session: ClassVar[ManagerSession | None] = None

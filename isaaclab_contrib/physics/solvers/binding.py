@@ -20,7 +20,11 @@ Adding a solver is one module in :mod:`isaaclab_contrib.physics.solvers` with th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+import torch
+import warp as wp
 
 from isaaclab_contrib.physics.sensors.observables import CONTACT_F, unsupported_observable, unsupported_request
 from isaaclab_contrib.physics.solvers.base import NewtonSolverCfg, resolve_class
@@ -160,6 +164,17 @@ class BoundSolver:
         self.cfg = cfg
         self.model = model
         self.solver = solver
+
+    # ------------------------------------------------------------------ model edits
+    def write_model_rows(self, array_name: str, rows: Any, columns: Sequence[int], values: Any) -> None:
+        """Write ``values[i]`` into ``model.<array_name>[rows[i], columns]`` in place (per-element properties such
+        as cloth and soft-body materials, which the solver reads every step). A solver that keeps its own copy of
+        the array (a coupled solver's entry views) overrides this to write the same rows there."""
+        flat = wp.to_torch(getattr(self.model, array_name))
+        index = torch.as_tensor(rows, device=flat.device).long()
+        values = torch.as_tensor(values, device=flat.device, dtype=flat.dtype)
+        for column in columns:
+            flat[index, column] = values
 
     # ------------------------------------------------------------------ rules
     @property

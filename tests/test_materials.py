@@ -1,0 +1,78 @@
+"""Materials written per env after the start: a cloth whose stiffness differs env by env moves as builds with
+that stiffness in their config, the captured step is not recorded again, and softer cloth sags deeper."""
+
+import pytest
+import torch
+from test_step_recording import recordings  # noqa: F401  (the fixture counting graph recordings)
+
+from isaaclab_contrib.envs.mdp import randomize_deformable_material
+from isaaclab_contrib.managers import SceneEntityCfg
+from isaaclab_contrib.physics import NewtonCfg, SimulationCfg
+from isaaclab_contrib.scenes import InteractiveScene, launch
+from isaaclab_coupling_configs.press_cloth_task import PressClothSceneCfg
+
+STIFFNESS = [300.0, 1000.0, 3000.0]
+STEPS = 30
+
+
+def _run(stiffness: float, write=None, recorded=None):
+    cfg = PressClothSceneCfg(num_envs=3)
+    cfg.cloth.stiffness = stiffness
+    sim = launch(cfg, SimulationCfg(dt=1.0 / 240.0, device="cpu", physics=NewtonCfg(decimation=4)))
+    try:
+        scene = InteractiveScene(cfg, sim.physics_manager)
+        before = None if recorded is None else len(recorded)
+        if write is not None:
+            write(scene)
+        for _ in range(STEPS):
+            sim.step()
+        if recorded is not None:
+            assert len(recorded) == before  # the writes and the steps recorded nothing new
+            assert sim.physics_manager.step_mode() == "captured"
+        return scene["cloth"].data.nodal_pos_w.torch.clone()
+    finally:
+        sim.clear_instance()
+
+
+def test_cloth_stiffness_per_env_matches_builds_and_orders_the_sag(recordings):  # noqa: F811
+    written = _run(1000.0, lambda s: s["cloth"].write_material_to_sim(stiffness=torch.tensor(STIFFNESS)), recordings)
+    lowest = []
+    for env, stiffness in enumerate(STIFFNESS):
+        built = _run(stiffness)
+        assert (written[env] - built[env]).abs().max() <= 1e-6, stiffness
+        lowest.append(float(written[env][:, 2].min()))
+    assert lowest[0] < lowest[1] < lowest[2]  # the softer the cloth, the deeper it sags under its weight
+
+
+def test_material_writes_refuse_by_name_and_write_nothing():
+    cfg = PressClothSceneCfg(num_envs=2)
+    sim = launch(cfg, SimulationCfg(dt=1.0 / 240.0, device="cpu", physics=NewtonCfg(decimation=4)))
+    try:
+        scene = InteractiveScene(cfg, sim.physics_manager)
+        cloth = scene["cloth"]
+        model = sim.physics_manager.get_model()
+        before = model.tri_materials.numpy().copy()
+        with pytest.raises(KeyError, match="unknown material field 'k_mu'"):
+            cloth.write_material_to_sim(stiffness=500.0, k_mu=1.0)
+        with pytest.raises(ValueError, match="finite and >= 0"):
+            cloth.write_material_to_sim(stiffness=torch.tensor([500.0, float("nan")]))
+        with pytest.raises(ValueError, match="finite and >= 0"):
+            cloth.write_material_to_sim(damping=-1.0)
+        with pytest.raises(ValueError, match=r"a tensor of \[1\]"):
+            cloth.write_material_to_sim(stiffness=torch.tensor([1.0, 2.0]), env_ids=[0])
+        assert (model.tri_materials.numpy() == before).all()  # nothing written on a refusal
+        cloth.write_material_to_sim(bend_stiffness=0.5, env_ids=[1])
+        bend = model.edge_bending_properties.numpy()[:, 0]
+        assert set(bend.astype(float).round(6).tolist()) == {0.01, 0.5}  # env 0 kept the config's 1e-2
+
+        class Env:  # the event term needs the scene, the env count and the device only
+            num_envs, device = 2, "cpu"
+
+        env = Env()
+        env.scene = scene
+        torch.manual_seed(0)
+        randomize_deformable_material(env, None, SceneEntityCfg("cloth"), {"stiffness": (2.0, 2.0)}, operation="scale")
+        ke = model.tri_materials.numpy()[:, 0]
+        assert set(ke.astype(float).round(3).tolist()) == {2.0 * cfg.cloth.stiffness}
+    finally:
+        sim.clear_instance()
