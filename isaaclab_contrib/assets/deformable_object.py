@@ -200,7 +200,7 @@ class DeformableObject(AssetBase):
             array_name, cols = columns[field_name]
             elements = self._material_elements(array_name)[env]  # [len(env), elements per env]
             per_row = tensor.unsqueeze(-1).expand_as(elements).reshape(-1)
-            self._manager.write_model_rows(array_name, elements.reshape(-1).cpu().numpy(), cols, per_row)
+            self._manager.write_model_rows(array_name, elements.reshape(-1), cols, per_row)
 
     def _material_elements(self, array_name: str) -> torch.Tensor:
         """The asset's element rows of *array_name* per env, ``[num_envs, elements]`` (found once: the elements whose

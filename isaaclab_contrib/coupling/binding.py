@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import newton
-import numpy as np
 import torch
 import warp as wp
 
@@ -134,27 +133,39 @@ class BoundCoupledSolver(BoundSolver):
 
     def write_model_rows(self, array_name: str, rows: Any, columns: Sequence[int], values: Any) -> None:
         """Write the rows into the model and into every entry view that holds its own (compacted) copy of the
-        array, at the view's local rows (Newton's entry maps from local to global elements)."""
+        array, at the view's local rows (Newton's entry maps from local to global elements, inverted once)."""
         super().write_model_rows(array_name, rows, columns, values)
-        frequency = _ROW_FREQUENCY.get(array_name)
-        if frequency is None:
-            raise ValueError(f"write_model_rows: {array_name!r} has no per-element rows a coupled entry maps")
         parent = getattr(self.model, array_name)
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        values = torch.as_tensor(values).reshape(-1)
-        for name, entry in self.solver._entries.items():  # Newton 1.8 keeps the entry maps here
-            view_array = getattr(self.entries[name].model, array_name, None) if name in self.entries else None
-            if view_array is None or view_array.ptr == parent.ptr:
-                continue
-            local_to_global = entry.attribute_local_to_global[frequency].numpy()
-            position = {int(g): local for local, g in enumerate(local_to_global)}
-            pairs = [(position[int(g)], i) for i, g in enumerate(rows) if int(g) in position]
-            if pairs:
-                local, which = (np.asarray(column) for column in zip(*pairs, strict=True))
+        for flat, global_to_local in self._entry_row_maps(array_name, parent):
+            index = torch.as_tensor(rows, device=flat.device).long().reshape(-1)
+            local = global_to_local[index]
+            keep = local >= 0
+            picked = torch.as_tensor(values, device=flat.device, dtype=flat.dtype).reshape(-1)[keep]
+            for column in columns:
+                flat[local[keep], column] = picked
+
+    def _entry_row_maps(self, array_name: str, parent: Any) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """``(the entry view's array as a tensor, global -> local row map with -1 for rows it does not hold)`` of
+        every entry keeping its own copy of *array_name* (found once per array)."""
+        cache = self.__dict__.setdefault("_row_maps", {})
+        if array_name not in cache:
+            frequency = _ROW_FREQUENCY.get(array_name)
+            if frequency is None:
+                raise ValueError(f"write_model_rows: {array_name!r} has no per-element rows a coupled entry maps")
+            maps = []
+            for name, entry in self.solver._entries.items():  # Newton 1.8 keeps the entry maps here
+                view_array = getattr(self.entries[name].model, array_name, None) if name in self.entries else None
+                if view_array is None or view_array.ptr == parent.ptr:
+                    continue
                 flat = wp.to_torch(view_array)
-                picked = values.to(flat.device)[torch.as_tensor(which, device=flat.device)]
-                for column in columns:
-                    flat[torch.as_tensor(local, device=flat.device), column] = picked.to(flat.dtype)
+                local_to_global = torch.as_tensor(
+                    entry.attribute_local_to_global[frequency].numpy(), device=flat.device
+                )
+                global_to_local = torch.full((parent.shape[0],), -1, dtype=torch.long, device=flat.device)
+                global_to_local[local_to_global.long()] = torch.arange(len(local_to_global), device=flat.device)
+                maps.append((flat, global_to_local))
+            cache[array_name] = maps
+        return cache[array_name]
 
     def prepare_contacts(self, contacts: Any) -> None:
         self.solver.prepare_contacts(contacts)
