@@ -195,6 +195,45 @@ class ManagerBasedEnv:
         self.obs_buf = self.observation_manager.compute(update_history=True)
         return self.obs_buf, self.extras
 
+    # ------------------------------------------------------------------ checkpoints
+    def save_state(self) -> dict[str, Any]:
+        """A checkpoint of the env: the simulation's (``NewtonManager.save_state()``) and the env's own state
+        (episode lengths, step counters, every manager's tensors: actions, commands, histories, episode sums,
+        timers, and the random generators of torch, NumPy and Python). :meth:`restore_state` puts it back, and
+        the following steps repeat bitwise."""
+        self._check_open("save_state()")
+        return {
+            "simulation": self.manager.save_state(),
+            "counters": (self._sim_step_counter, self.common_step_counter),
+            "tensors": {path: t.clone() for path, t in _env_tensors(self).items()},
+            "random": (torch.get_rng_state(), np.random.get_state(), random.getstate()),
+        }
+
+    def restore_state(self, state: dict[str, Any]) -> None:
+        """Put back a checkpoint of :meth:`save_state` (of this env, or of one built from the same config).
+
+        Raises:
+            TypeError / ValueError: Not a checkpoint of this env (the message names what differs).
+        """
+        self._check_open("restore_state()")
+        if not isinstance(state, dict) or set(state) != {"simulation", "counters", "tensors", "random"}:
+            raise TypeError(f"{type(self).__name__}.restore_state: expected a checkpoint of save_state()")
+        tensors = _env_tensors(self)
+        wrong = sorted(p for p, t in state["tensors"].items() if p not in tensors or tensors[p].shape != t.shape)
+        if wrong or set(tensors) != set(state["tensors"]):
+            raise ValueError(
+                f"{type(self).__name__}.restore_state: the checkpoint is of another env (e.g. {wrong[:3]})"
+            )
+        self.manager.restore_state(state["simulation"])
+        for path, value in state["tensors"].items():
+            tensors[path].copy_(value)
+        self._sim_step_counter, self.common_step_counter = state["counters"]
+        torch_state, numpy_state, python_state = state["random"]
+        torch.set_rng_state(torch_state)
+        np.random.set_state(numpy_state)
+        random.setstate(python_state)
+        self.scene.update(dt=0.0)
+
     def _as_env_ids(self, env_ids: Any) -> torch.Tensor:
         ids = torch.as_tensor(env_ids, device=self.device).reshape(-1)
         if ids.dtype.is_floating_point or ids.dtype == torch.bool:
@@ -227,6 +266,41 @@ class ManagerBasedEnv:
         if recorder is not None:
             recorder.close()
         self.sim.clear_instance()
+
+
+def _env_tensors(env: ManagerBasedEnv) -> dict[str, torch.Tensor]:
+    """Every torch tensor the env and its managers and terms hold, by path (``"command_manager._terms.depth.target"``):
+    what an env checkpoint saves besides the simulation."""
+    found: dict[str, torch.Tensor] = {"episode_length_buf": env.episode_length_buf}
+    seen: set[int] = set()
+
+    def visit(value: Any, path: str, depth: int) -> None:
+        if isinstance(value, torch.Tensor):
+            if path not in found and all(value is not t for t in found.values()):
+                found[path] = value
+            return
+        if depth > 8 or id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, dict):
+            for k, v in value.items():
+                visit(v, f"{path}.{k}", depth + 1)
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                visit(v, f"{path}.{i}", depth + 1)
+        elif hasattr(value, "__dict__") and not isinstance(value, type):
+            module = type(value).__module__ or ""
+            if module.startswith(("isaaclab_contrib.managers", "isaaclab_contrib.envs", "isaaclab_coupling_configs")):
+                for k, v in vars(value).items():
+                    if k not in ("_env", "cfg"):
+                        visit(v, f"{path}.{k}", depth + 1)
+
+    names = ("action", "observation", "event", "command", "reward", "termination", "curriculum")  # not the recordings
+    for name in names:
+        manager = getattr(env, f"{name}_manager", None)
+        if manager is not None:
+            visit(manager, f"{name}_manager", 0)
+    return found
 
 
 def _max_episode_length(episode_length_s: float, step_dt: float) -> int:

@@ -34,6 +34,7 @@ from isaaclab_contrib.physics.solvers import *  # noqa: F403  (every solver fami
 
 from isaaclab_contrib.physics.runtime.newton_manager import NewtonManager  # isort: skip
 from isaaclab_contrib.physics.runtime.newton_vbd_manager import NewtonVBDManager  # isort: skip
+from isaaclab_contrib.physics.runtime.snapshot import SimulationSnapshot  # isort: skip
 from isaaclab_contrib.physics.simulation_context import SimulationContext  # isort: skip
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "PhysicsEvent",
     "SimulationCfg",
     "SimulationContext",
+    "SimulationSnapshot",
     "add_actuators",
     *solvers.__all__,  # derived: a new solver family's exports need no line here
 ]

@@ -21,6 +21,7 @@ __all__ = [
     "reset_joints_by_scale",
     "reset_root_state_uniform",
     "reset_scene_to_default",
+    "reset_to_snapshot",
 ]
 
 ROBOT = SceneEntityCfg("robot")
@@ -126,3 +127,16 @@ def push_by_setting_velocity(
     asset.write_root_velocity_to_sim(
         current + sample_uniform(vel[:, 0], vel[:, 1], (len(ids), 6), env.device), env_ids=ids
     )
+
+
+def reset_to_snapshot(env: ManagerBasedEnv, env_ids: torch.Tensor, snapshots: list) -> None:
+    """Put each env of *env_ids* into a state drawn uniformly from the bank *snapshots* (simulation snapshots of
+    this scene, ``NewtonManager.save_state()``): the drawn snapshot's body, particle and joint positions and
+    velocities of that env, then FK and a masked solver reset (``restore_state(snapshot, env_ids)``)."""
+    if not snapshots:
+        raise ValueError("reset_to_snapshot: the bank of snapshots is empty")
+    ids = _ids(env, env_ids)
+    pick = torch.randint(0, len(snapshots), (len(ids),), device=env.device)
+    for index in torch.unique(pick).tolist():
+        chosen = ids[pick == index]
+        env.manager.restore_state(snapshots[index], env_ids=chosen.cpu().numpy())

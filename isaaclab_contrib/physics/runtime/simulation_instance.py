@@ -548,6 +548,12 @@ class SimulationInstance:
 
     def write_initial_state(self, mask: np.ndarray) -> None:
         """Copy the initial state into the worlds of *mask* and mark them for FK and a masked solver reset."""
+        self.copy_world_rows(lambda name: getattr(self.initial_state, name), mask)
+
+    def copy_world_rows(self, source: Any, mask: np.ndarray) -> None:
+        """Copy the rows of the worlds of *mask* from ``source(name)`` (an array shaped as ``state_0.<name>``, or
+        ``None``) into ``state_0`` (body, particle and joint positions and velocities) and mark those worlds for
+        FK and a masked solver reset; the other worlds are not touched."""
         world_mask = wp.array(mask, dtype=wp.bool, device=self.device)
         pairs = (
             ("body", ("body_q", "body_qd")),
@@ -560,7 +566,7 @@ class SimulationInstance:
             if row_world is None:
                 continue
             for name in names:
-                src, dst = getattr(self.initial_state, name), getattr(self.state_0, name)
+                src, dst = source(name), getattr(self.state_0, name)
                 if src is None or dst is None or src.shape[0] == 0:
                     continue
                 wp.launch(
