@@ -76,3 +76,39 @@ def test_material_writes_refuse_by_name_and_write_nothing():
         assert set(ke.astype(float).round(3).tolist()) == {2.0 * cfg.cloth.stiffness}
     finally:
         sim.clear_instance()
+
+
+@pytest.mark.slow  # four builds of the gripper scene: about 15 s
+def test_soft_body_lame_parameters_per_env_match_builds_and_order_the_squeeze():
+    """The gripper squeezes a soft block (its own VBD entry, a coupled copy of the element materials): k_mu and
+    k_lambda written per env after the start move each block as a build with those values, and a softer block is
+    squeezed narrower."""
+    from isaaclab_contrib.scenes import get_scene
+
+    spec = get_scene("proxy_joint_gripper")
+    values = [2.0e4, 1.0e5, 5.0e5]
+
+    def run(k: float, write: bool = False):
+        cfg = spec.scene_cfg(num_envs=3)
+        cfg.block.k_mu = cfg.block.k_lambda = k
+        sim = launch(cfg, spec.simulation_cfg(device="cpu"))
+        manager = sim.physics_manager
+        try:
+            scene = InteractiveScene(cfg, manager)
+            if write:
+                scene["block"].write_material_to_sim(k_mu=torch.tensor(values), k_lambda=torch.tensor(values))
+            frame = manager.get_decimation() * sim.get_physics_dt()
+            for f in range(40):
+                spec.controller(manager, cfg, f * frame)
+                sim.step()
+            assert manager.step_mode() == "captured"
+            return scene["block"].data.nodal_pos_w.torch.clone()
+        finally:
+            sim.clear_instance()
+
+    written = run(1.0e5, write=True)
+    widths = []
+    for env, k in enumerate(values):
+        assert (written[env] - run(k)[env]).abs().max() <= 1e-6, k
+        widths.append(float(written[env][:, 1].max() - written[env][:, 1].min()))
+    assert widths[0] < widths[1] < widths[2]  # the softer block is squeezed narrower [m]

@@ -155,12 +155,14 @@ class BoundCoupledSolver(BoundSolver):
             maps = []
             for name, entry in self.solver._entries.items():  # Newton 1.8 keeps the entry maps here
                 view_array = getattr(self.entries[name].model, array_name, None) if name in self.entries else None
-                if view_array is None or view_array.ptr == parent.ptr:
+                if view_array is None or view_array.ptr == parent.ptr or view_array.shape[0] == 0:
                     continue
                 flat = wp.to_torch(view_array)
                 local_to_global = torch.as_tensor(
                     entry.attribute_local_to_global[frequency].numpy(), device=flat.device
                 )
+                if len(local_to_global) != flat.shape[0]:
+                    continue  # the view does not hold the rows it maps (it keeps no copy of its own)
                 global_to_local = torch.full((parent.shape[0],), -1, dtype=torch.long, device=flat.device)
                 global_to_local[local_to_global.long()] = torch.arange(len(local_to_global), device=flat.device)
                 maps.append((flat, global_to_local))
