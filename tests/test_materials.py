@@ -112,3 +112,45 @@ def test_soft_body_lame_parameters_per_env_match_builds_and_order_the_squeeze():
         assert (written[env] - run(k)[env]).abs().max() <= 1e-6, k
         widths.append(float(written[env][:, 1].max() - written[env][:, 1].min()))
     assert widths[0] < widths[1] < widths[2]  # the softer block is squeezed narrower [m]
+
+
+def test_randomized_shape_friction_reaches_the_coupled_entries_copies():
+    """A coupled solver's entries may keep their own copies of model arrays (the cloth entry sees the proxied
+    pusher's shape): a randomized friction is written there too, at the entries' own rows."""
+    from isaaclab_contrib.envs.mdp import randomize_rigid_body_material
+
+    cfg = PressClothSceneCfg(num_envs=2)
+    sim = launch(cfg, SimulationCfg(dt=1.0 / 240.0, device="cpu", physics=NewtonCfg(decimation=4)))
+    try:
+        manager = sim.physics_manager
+        scene = InteractiveScene(cfg, manager)
+
+        class Env:  # the event term needs the scene, the manager, the env count and the device only
+            num_envs, device = 2, "cpu"
+
+        env = Env()
+        env.scene, env.manager = scene, manager
+        pusher = SceneEntityCfg("pusher")
+        pusher.resolve(scene)
+        randomize_rigid_body_material(env, None, (0.9, 0.9), (0.37, 0.37), (0.2, 0.2), asset_cfg=pusher)
+        model = manager.get_model()
+        shapes = torch.nonzero(
+            torch.isin(torch.as_tensor(model.shape_body.numpy()), scene["pusher"]._bodies.index.reshape(-1))
+        )
+        assert torch.allclose(torch.as_tensor(model.shape_material_mu.numpy())[shapes], torch.tensor(0.37))
+        bound = manager._instance().part.bound
+        copies = 0
+        for name, entry in bound.solver._entries.items():
+            view = bound.entries[name].model.shape_material_mu
+            if view.ptr == model.shape_material_mu.ptr or view.shape[0] == 0:
+                continue
+            local_to_global = entry.attribute_local_to_global[type(model).AttributeFrequency.SHAPE].numpy()
+            mine = [i for i, g in enumerate(local_to_global) if g in set(shapes.reshape(-1).tolist())]
+            copies += len(mine)
+            assert torch.allclose(torch.as_tensor(view.numpy())[mine], torch.tensor(0.37))
+        assert copies > 0  # the cloth entry holds the proxied pusher's shapes
+        for _ in range(3):
+            sim.step()
+        assert manager.step_mode() == "captured"
+    finally:
+        sim.clear_instance()

@@ -26,6 +26,7 @@ from isaaclab_contrib.physics.solvers.binding import (
     joint_refusal,
     observable_producers,
     register_binding,
+    write_array_rows,
 )
 
 from .construction import build_coupled_solver, entry_bindings, prepare_entry_builders, register_entry_attributes
@@ -95,10 +96,20 @@ class CoupledBinding(SolverBinding):
         return BoundCoupledSolver(self, cfg, model, solver, plan, entries)
 
 
+_FREQUENCY = newton.Model.AttributeFrequency
 _ROW_FREQUENCY = {
-    "tri_materials": newton.Model.AttributeFrequency.TRIANGLE,
-    "edge_bending_properties": newton.Model.AttributeFrequency.EDGE,
-    "tet_materials": newton.Model.AttributeFrequency.TETRAHEDRON,
+    "tri_materials": _FREQUENCY.TRIANGLE,
+    "edge_bending_properties": _FREQUENCY.EDGE,
+    "tet_materials": _FREQUENCY.TETRAHEDRON,
+    "body_mass": _FREQUENCY.BODY,
+    "body_inv_mass": _FREQUENCY.BODY,
+    "body_inertia": _FREQUENCY.BODY,
+    "body_inv_inertia": _FREQUENCY.BODY,
+    "shape_material_mu": _FREQUENCY.SHAPE,
+    "shape_material_restitution": _FREQUENCY.SHAPE,
+    "joint_target_ke": _FREQUENCY.JOINT_DOF,
+    "joint_target_kd": _FREQUENCY.JOINT_DOF,
+    "gravity": _FREQUENCY.WORLD,
 }
 """The per-element model arrays a coupled entry may hold its own copy of, by Newton's attribute frequency."""
 
@@ -131,7 +142,7 @@ class BoundCoupledSolver(BoundSolver):
         """Filtered contact buffer of every entry whose solver feeds a contact sensor (set by
         :meth:`allocate_observables`)."""
 
-    def write_model_rows(self, array_name: str, rows: Any, columns: Sequence[int], values: Any) -> None:
+    def write_model_rows(self, array_name: str, rows: Any, columns: Sequence[int] | None, values: Any) -> None:
         """Write the rows into the model and into every entry view that holds its own (compacted) copy of the
         array, at the view's local rows (Newton's entry maps from local to global elements, inverted once)."""
         super().write_model_rows(array_name, rows, columns, values)
@@ -140,9 +151,9 @@ class BoundCoupledSolver(BoundSolver):
             index = torch.as_tensor(rows, device=flat.device).long().reshape(-1)
             local = global_to_local[index]
             keep = local >= 0
-            picked = torch.as_tensor(values, device=flat.device, dtype=flat.dtype).reshape(-1)[keep]
-            for column in columns:
-                flat[local[keep], column] = picked
+            picked = torch.as_tensor(values, device=flat.device, dtype=flat.dtype)
+            picked = picked.expand(len(index), *picked.shape[1:]) if picked.ndim and picked.shape[0] == 1 else picked
+            write_array_rows(flat, local[keep], columns, picked.reshape(len(index), *picked.shape[1:])[keep])
 
     def _entry_row_maps(self, array_name: str, parent: Any) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """``(the entry view's array as a tensor, global -> local row map with -1 for rows it does not hold)`` of

@@ -101,13 +101,15 @@ def randomize_rigid_body_mass(
         mass0, _sample(mass_distribution_params, tuple(rows.shape), distribution, env.device, where), operation, where
     )
     mass = mass.clamp(min=1.0e-6)
-    wp.to_torch(model.body_mass)[rows] = mass
-    wp.to_torch(model.body_inv_mass)[rows] = 1.0 / mass
+    write = env.manager.write_model_rows  # the model and the solvers' own copies of it
+    flat_rows = rows.reshape(-1)
+    write("body_mass", flat_rows, None, mass.reshape(-1))
+    write("body_inv_mass", flat_rows, None, (1.0 / mass).reshape(-1))
     if recompute_inertia:
         ratio = (mass / mass0.clamp(min=1.0e-12)).unsqueeze(-1).unsqueeze(-1)
-        inertia = _defaults(env, "body_inertia", model.body_inertia)[rows] * ratio
-        wp.to_torch(model.body_inertia)[rows] = inertia
-        wp.to_torch(model.body_inv_inertia)[rows] = torch.linalg.inv(inertia)
+        inertia = (_defaults(env, "body_inertia", model.body_inertia)[rows] * ratio).reshape(-1, 3, 3)
+        write("body_inertia", flat_rows, None, inertia)
+        write("body_inv_inertia", flat_rows, None, torch.linalg.inv(inertia))
     env.manager.add_model_change(int(newton.ModelFlags.BODY_INERTIAL_PROPERTIES))
 
 
@@ -148,8 +150,8 @@ def randomize_rigid_body_material(
     if (materials[:, :2] < 0).any() or (materials[:, 2] < 0).any():
         raise ValueError(f"{where}: friction and restitution must be >= 0")
     pick = torch.randint(0, num_buckets, (shapes.numel(),), device=env.device)
-    wp.to_torch(model.shape_material_mu)[shapes] = materials[pick, 1]
-    wp.to_torch(model.shape_material_restitution)[shapes] = materials[pick, 2]
+    env.manager.write_model_rows("shape_material_mu", shapes, None, materials[pick, 1])
+    env.manager.write_model_rows("shape_material_restitution", shapes, None, materials[pick, 2])
     env.manager.add_model_change(int(newton.ModelFlags.SHAPE_PROPERTIES))
 
 
@@ -170,7 +172,7 @@ def randomize_physics_scene_gravity(
     ids = _ids(env, env_ids)
     gravity0 = _defaults(env, "gravity", model.gravity)[ids]
     draw = _sample(gravity_distribution_params, (len(ids), 3), distribution, env.device, where)
-    wp.to_torch(model.gravity)[ids] = _apply(gravity0, draw, operation, where)
+    env.manager.write_model_rows("gravity", ids, None, _apply(gravity0, draw, operation, where))
     env.manager.add_model_change(int(newton.ModelFlags.MODEL_PROPERTIES))
 
 
@@ -203,7 +205,8 @@ def randomize_actuator_gains(
         implicit_values = wp.to_torch(getattr(model, model_array))
         implicit_default = _defaults(env, model_array, getattr(model, model_array))[dofs]
         value = _apply(implicit_default, draw, operation, where).clamp(min=0.0)
-        implicit_values[dofs] = torch.where(implicit_default > 0.0, value, implicit_values[dofs])
+        value = torch.where(implicit_default > 0.0, value, implicit_values[dofs])  # an explicit drive keeps its 0
+        env.manager.write_model_rows(model_array, dofs, None, value)
         for key, (gains, positions) in explicit.items():
             array = getattr(gains, drive_attr)
             default = _defaults(env, f"{key}.{drive_attr}", array)

@@ -146,6 +146,18 @@ class SolverBinding:
         del cfg, solver, view, model
 
 
+def write_array_rows(flat: torch.Tensor, rows: Any, columns: Sequence[int] | None, values: Any) -> None:
+    """``flat[rows[i], columns] = values[i]`` (whole rows without *columns*) on a torch view of a model array, cast
+    to its device and dtype."""
+    index = torch.as_tensor(rows, device=flat.device).long().reshape(-1)
+    values = torch.as_tensor(values, device=flat.device, dtype=flat.dtype)
+    if columns is None:
+        flat[index] = values
+    else:
+        for column in columns:
+            flat[index, column] = values
+
+
 class BoundSolver:
     """The solver of one build, with the config and model it was built from (see the module documentation).
 
@@ -166,15 +178,12 @@ class BoundSolver:
         self.solver = solver
 
     # ------------------------------------------------------------------ model edits
-    def write_model_rows(self, array_name: str, rows: Any, columns: Sequence[int], values: Any) -> None:
-        """Write ``values[i]`` into ``model.<array_name>[rows[i], columns]`` in place (per-element properties such
-        as cloth and soft-body materials, which the solver reads every step). A solver that keeps its own copy of
-        the array (a coupled solver's entry views) overrides this to write the same rows there."""
-        flat = wp.to_torch(getattr(self.model, array_name))
-        index = torch.as_tensor(rows, device=flat.device).long()
-        values = torch.as_tensor(values, device=flat.device, dtype=flat.dtype)
-        for column in columns:
-            flat[index, column] = values
+    def write_model_rows(self, array_name: str, rows: Any, columns: Sequence[int] | None, values: Any) -> None:
+        """Write ``values[i]`` into ``model.<array_name>[rows[i]]`` (its *columns* only, when given) in place:
+        per-element properties (materials, masses, friction, drive gains, gravity per world) that the solver reads
+        every step. A solver that keeps its own copy of the array (a coupled solver's entry views) overrides this to
+        write the same rows there."""
+        write_array_rows(wp.to_torch(getattr(self.model, array_name)), rows, columns, values)
 
     # ------------------------------------------------------------------ rules
     @property
