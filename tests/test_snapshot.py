@@ -153,3 +153,52 @@ def test_every_ready_scene_restores(name):
             assert np.array_equal(second, first)
     finally:
         sim.clear_instance()
+
+
+_PROCESS = """
+import sys, numpy as np
+import isaaclab_coupling_configs
+from isaaclab_coupling_configs.press_cloth_task import PressClothSceneCfg
+from isaaclab_contrib.physics import NewtonCfg, SimulationCfg, SimulationSnapshot
+from isaaclab_contrib.scenes import launch
+sim = launch(PressClothSceneCfg(num_envs=2), SimulationCfg(dt=1 / 240, device="cpu", physics=NewtonCfg(decimation=4)))
+m = sim.physics_manager
+mode, folder = sys.argv[1], sys.argv[2]
+if mode == "save":
+    for _ in range(3):
+        sim.step()
+    m.save_state().save(folder + "/sim.snapshot")
+else:
+    m.restore_state(SimulationSnapshot.load(folder + "/sim.snapshot"))
+rows = []
+for _ in range(5):
+    sim.step()
+    rows.append(m.get_state_0().particle_q.numpy().copy())
+np.save(folder + "/" + mode + ".npy", np.stack(rows))
+sim.clear_instance()
+"""
+
+
+@pytest.mark.slow  # two fresh interpreters
+def test_a_snapshot_saved_in_one_process_restores_in_another(tmp_path):
+    import subprocess
+    import sys
+
+    for mode in ("save", "load"):
+        subprocess.run([sys.executable, "-c", _PROCESS, mode, str(tmp_path)], check=True, capture_output=True)
+    assert np.array_equal(np.load(tmp_path / "save.npy"), np.load(tmp_path / "load.npy"))
+
+
+def test_checkpoint_calls_refuse_what_they_cannot_do():
+    sim = launch(PressClothSceneCfg(num_envs=2), SIM)
+    manager = sim.physics_manager
+    try:
+        snapshot = manager.save_state()
+        with pytest.raises((ValueError, IndexError)):
+            manager.restore_state(snapshot, env_ids=[5])
+        manager.restore_state(snapshot)
+        manager.restore_state(snapshot)  # twice is fine
+    finally:
+        sim.clear_instance()
+    with pytest.raises(RuntimeError):
+        manager.save_state()  # no simulation any more
