@@ -61,6 +61,12 @@ def test_material_writes_refuse_by_name_and_write_nothing():
         with pytest.raises(ValueError, match=r"a tensor of \[1\]"):
             cloth.write_material_to_sim(stiffness=torch.tensor([1.0, 2.0]), env_ids=[0])
         assert (model.tri_materials.numpy() == before).all()  # nothing written on a refusal
+        masses = model.body_mass.numpy().copy()
+        with pytest.raises(ValueError, match="mass must be > 0"):
+            scene["pusher"].write_material_to_sim(mass=torch.tensor([0.2, 0.0]))
+        with pytest.raises(KeyError, match="unknown material field 'stiffness'"):
+            scene["pusher"].write_material_to_sim(stiffness=1.0)
+        assert (model.body_mass.numpy() == masses).all()
         cloth.write_material_to_sim(bend_stiffness=0.5, env_ids=[1])
         bend = model.edge_bending_properties.numpy()[:, 0]
         assert set(bend.astype(float).round(6).tolist()) == {0.01, 0.5}  # env 0 kept the config's 1e-2
@@ -154,3 +160,33 @@ def test_randomized_shape_friction_reaches_the_coupled_entries_copies():
         assert manager.step_mode() == "captured"
     finally:
         sim.clear_instance()
+
+
+def test_rigid_body_mass_per_env_matches_builds_and_orders_the_press():
+    """The pusher's mass written per env after the start moves each pusher as a build of that mass (its density
+    set to mass / volume in the config), and a heavier pusher presses the cloth deeper."""
+    import math
+
+    masses = [0.1, 0.27, 0.8]
+    volume = 4.0 / 3.0 * math.pi * PressClothSceneCfg().pusher.spawn.radius ** 3  # [m^3]
+
+    def run(mass: float, write: bool = False):
+        cfg = PressClothSceneCfg(num_envs=3)
+        cfg.pusher.density = mass / volume
+        sim = launch(cfg, SimulationCfg(dt=1.0 / 240.0, device="cpu", physics=NewtonCfg(decimation=4)))
+        try:
+            scene = InteractiveScene(cfg, sim.physics_manager)
+            if write:
+                scene["pusher"].write_material_to_sim(mass=torch.tensor(masses))
+            for _ in range(STEPS):
+                sim.step()
+            return scene["pusher"].data.root_pos_w.torch.clone()
+        finally:
+            sim.clear_instance()
+
+    written = run(1000.0 * volume, write=True)
+    for env, mass in enumerate(masses):
+        # the inertia is scaled with the mass, not computed again from the shape: equal to the last bits only
+        assert (written[env] - run(mass)[env]).abs().max() <= 1e-4, mass
+    heights = written[:, 2].tolist()
+    assert heights[0] > heights[1] > heights[2]  # the heavier, the deeper

@@ -315,6 +315,28 @@ class AssetBase:
             )
         return quat / norm
 
+    def _material_values(self, env: torch.Tensor, values: dict[str, Any], fields: Any) -> dict[str, torch.Tensor]:
+        """*values* (field name -> a number or a ``[len(env)]`` tensor) checked against the material *fields* of
+        the asset, as float tensors ``[len(env)]``; ``KeyError`` / ``ValueError`` naming the field otherwise."""
+        where = f"{self._where()}.write_material_to_sim"
+        checked = {}
+        for field_name, value in values.items():
+            if field_name not in fields:
+                raise KeyError(
+                    f"{where}: unknown material field {field_name!r}; {type(self.cfg).__name__} has {sorted(fields)}"
+                )
+            tensor = torch.as_tensor(value, dtype=torch.float32, device=self.torch_device)
+            if tensor.ndim == 0:
+                tensor = tensor.expand(len(env))
+            if tuple(tensor.shape) != (len(env),):
+                raise ValueError(
+                    f"{where}: {field_name} must be a number or a tensor of [{len(env)}], got {list(tensor.shape)}"
+                )
+            if not torch.isfinite(tensor).all() or (tensor < 0).any():
+                raise ValueError(f"{where}: {field_name} must be finite and >= 0, got {tensor.tolist()}")
+            checked[field_name] = tensor
+        return checked
+
     def _invalidate(self, env: torch.Tensor) -> None:
         """Mark the worlds of the instances *env* for FK and a masked solver reset at the next ``forward()`` / step
         (the manager's one path; it may refuse, before anything was written, when the solver cannot reset them)."""

@@ -273,6 +273,49 @@ class BodyAsset(AssetBase):
                 self._root_dofs.scatter(self._joint_qd, env, dofs)
         self.data.invalidate()
 
+    # ------------------------------------------------------------------ materials
+    BODY_MATERIAL_FIELDS = ("mass", "mu", "ke", "kd")
+    """What :meth:`write_material_to_sim` sets: ``mass`` [kg] of each selected body (its inertia scales with it,
+    its center of mass stays), and the friction ``mu``, contact stiffness ``ke`` [N/m] and damping ``kd`` [N*s/m]
+    of their collision shapes (the fields of ``ShapeMaterialCfg``)."""
+
+    def write_material_to_sim(self, env_ids: Any = None, body_ids: Any = None, **values: Any) -> None:
+        """Set the mass and shape material of the asset's bodies *body_ids* (``None``: all) per env (see
+        :attr:`BODY_MATERIAL_FIELDS`): each a number for every env of *env_ids*, or a tensor ``[len(env_ids)]``.
+        Written in place into the model and into the copies a coupled solver's entries keep, then the solvers
+        are notified: the change takes effect at the next step, with no rebuild and no new recording.
+
+        Raises:
+            KeyError: An unknown field. ValueError: A wrong shape, a non-finite, negative or (mass) zero value.
+            Nothing is written then.
+        """
+        env = self._env_index(env_ids)
+        checked = self._material_values(env, values, self.BODY_MATERIAL_FIELDS)
+        if "mass" in checked and (checked["mass"] <= 0).any():
+            raise ValueError(f"{self._where()}.write_material_to_sim: mass must be > 0, got {checked['mass'].tolist()}")
+        bodies = self._bodies.index[env][:, slice(None) if body_ids is None else list(body_ids)]
+        rows = bodies.reshape(-1)
+        per_row = {name: value.unsqueeze(-1).expand_as(bodies).reshape(-1) for name, value in checked.items()}
+        write, model = self._manager.write_model_rows, self._model
+        if "mass" in per_row:
+            mass = per_row["mass"]
+            ratio = mass / wp.to_torch(model.body_mass)[rows].clamp(min=1.0e-12)
+            inertia = wp.to_torch(model.body_inertia)[rows] * ratio[:, None, None]
+            write("body_mass", rows, None, mass)
+            write("body_inv_mass", rows, None, 1.0 / mass)
+            write("body_inertia", rows, None, inertia)
+            write("body_inv_inertia", rows, None, torch.linalg.inv(inertia))
+            self._manager.add_model_change(int(newton.ModelFlags.BODY_INERTIAL_PROPERTIES))
+        shape_fields = [name for name in ("mu", "ke", "kd") if name in per_row]
+        if shape_fields:
+            shape_body = wp.to_torch(model.shape_body).to(rows.device).long()
+            shapes = torch.nonzero(torch.isin(shape_body, rows)).squeeze(-1)
+            position = {int(b): i for i, b in enumerate(rows.tolist())}
+            owner = torch.tensor([position[int(b)] for b in shape_body[shapes].tolist()], device=rows.device)
+            for name in shape_fields:
+                write(f"shape_material_{name}", shapes, None, per_row[name][owner])
+            self._manager.add_model_change(int(newton.ModelFlags.SHAPE_PROPERTIES))
+
     def reset(self, env_ids: Any = None) -> None:
         """Clear the asset's own buffers for *env_ids* (the data caches); the simulation state is NOT put back to
         the initial state (Isaac Lab's events do that, e.g. with ``default_root_state`` and the write methods)."""

@@ -179,23 +179,7 @@ class DeformableObject(AssetBase):
         """
         env = self._env_index(env_ids)
         columns = getattr(type(self.cfg), "MATERIAL_COLUMNS", {})
-        where = f"{self._where()}.write_material_to_sim"
-        checked = {}
-        for field_name, value in values.items():
-            if field_name not in columns:
-                raise KeyError(
-                    f"{where}: unknown material field {field_name!r}; {type(self.cfg).__name__} has {sorted(columns)}"
-                )
-            tensor = torch.as_tensor(value, dtype=torch.float32, device=self.torch_device)
-            if tensor.ndim == 0:
-                tensor = tensor.expand(len(env))
-            if tuple(tensor.shape) != (len(env),):
-                raise ValueError(
-                    f"{where}: {field_name} must be a number or a tensor of [{len(env)}], got {list(tensor.shape)}"
-                )
-            if not torch.isfinite(tensor).all() or (tensor < 0).any():
-                raise ValueError(f"{where}: {field_name} must be finite and >= 0, got {tensor.tolist()}")
-            checked[field_name] = tensor
+        checked = self._material_values(env, values, columns)
         for field_name, tensor in checked.items():
             array_name, cols = columns[field_name]
             elements = self._material_elements(array_name)[env]  # [len(env), elements per env]

@@ -107,6 +107,8 @@ _ROW_FREQUENCY = {
     "body_inv_inertia": _FREQUENCY.BODY,
     "shape_material_mu": _FREQUENCY.SHAPE,
     "shape_material_restitution": _FREQUENCY.SHAPE,
+    "shape_material_ke": _FREQUENCY.SHAPE,
+    "shape_material_kd": _FREQUENCY.SHAPE,
     "joint_target_ke": _FREQUENCY.JOINT_DOF,
     "joint_target_kd": _FREQUENCY.JOINT_DOF,
     "gravity": _FREQUENCY.WORLD,
