@@ -162,6 +162,7 @@ def test_randomized_shape_friction_reaches_the_coupled_entries_copies():
         sim.clear_instance()
 
 
+@pytest.mark.slow  # four builds: the cloth stiffness test in the default set covers the mechanism
 def test_rigid_body_mass_per_env_matches_builds_and_orders_the_press():
     """The pusher's mass written per env after the start moves each pusher as a build of that mass (its density
     set to mass / volume in the config), and a heavier pusher presses the cloth deeper."""
@@ -190,3 +191,29 @@ def test_rigid_body_mass_per_env_matches_builds_and_orders_the_press():
         assert (written[env] - run(mass)[env]).abs().max() <= 1e-4, mass
     heights = written[:, 2].tolist()
     assert heights[0] > heights[1] > heights[2]  # the heavier, the deeper
+
+
+@pytest.mark.slow  # four builds: the cloth stiffness test in the default set covers the mechanism
+def test_cloth_particle_mass_per_env_matches_builds_and_orders_the_sag():
+    masses = [0.01, 0.02, 0.04]
+
+    def run(mass: float, write: bool = False):
+        cfg = PressClothSceneCfg(num_envs=3)
+        cfg.cloth.particle_mass = mass
+        sim = launch(cfg, SimulationCfg(dt=1.0 / 240.0, device="cpu", physics=NewtonCfg(decimation=4)))
+        try:
+            scene = InteractiveScene(cfg, sim.physics_manager)
+            if write:
+                scene["cloth"].write_material_to_sim(particle_mass=torch.tensor(masses))
+            for _ in range(STEPS):
+                sim.step()
+            return scene["cloth"].data.nodal_pos_w.torch.clone()
+        finally:
+            sim.clear_instance()
+
+    written = run(0.02, write=True)
+    lowest = []
+    for env, mass in enumerate(masses):
+        assert (written[env] - run(mass)[env]).abs().max() <= 1e-6, mass
+        lowest.append(float(written[env][:, 2].min()))
+    assert lowest[0] > lowest[1] > lowest[2]  # the heavier cloth sags deeper

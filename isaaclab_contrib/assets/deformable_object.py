@@ -168,7 +168,8 @@ class DeformableObject(AssetBase):
     # ------------------------------------------------------------------ materials
     def write_material_to_sim(self, env_ids: Any = None, **values: Any) -> None:
         """Set the asset's material per env, by its config's field names (a cloth's ``stiffness``, ``damping``,
-        ``bend_stiffness``, ``bend_damping``; a soft body's ``k_mu``, ``k_lambda``, ``k_damp``): each a number
+        ``bend_stiffness``, ``bend_damping``; a soft body's ``k_mu``, ``k_lambda``, ``k_damp``; ``particle_mass``
+        [kg] where the config has it, pinned (zero-mass) nodes staying pinned): each a number
         for every env of *env_ids*, or a tensor ``[len(env_ids)]``. Written in place into the model's element
         arrays, which the solver reads every step: the change takes effect at the next step, with no solver
         rebuild and no new recording of the captured step.
@@ -179,7 +180,20 @@ class DeformableObject(AssetBase):
         """
         env = self._env_index(env_ids)
         columns = getattr(type(self.cfg), "MATERIAL_COLUMNS", {})
-        checked = self._material_values(env, values, columns)
+        fields = [*columns, *(["particle_mass"] if hasattr(self.cfg, "particle_mass") else [])]
+        checked = self._material_values(env, values, fields)
+        if "particle_mass" in checked:
+            mass = checked.pop("particle_mass")
+            if (mass <= 0).any():
+                raise ValueError(
+                    f"{self._where()}.write_material_to_sim: particle_mass must be > 0, got {mass.tolist()}"
+                )
+            nodes = self._nodes.index[env]  # [len(env), nodes]
+            current = wp.to_torch(self._model.particle_mass)[nodes]
+            new = torch.where(current > 0.0, mass.unsqueeze(-1).expand_as(current), current)  # pinned nodes stay 0
+            self._manager.write_model_rows("particle_mass", nodes.reshape(-1), None, new.reshape(-1))
+            inverse = torch.where(new > 0.0, 1.0 / new.clamp(min=1e-30), torch.zeros_like(new))
+            self._manager.write_model_rows("particle_inv_mass", nodes.reshape(-1), None, inverse.reshape(-1))
         for field_name, tensor in checked.items():
             array_name, cols = columns[field_name]
             elements = self._material_elements(array_name)[env]  # [len(env), elements per env]

@@ -112,6 +112,8 @@ _ROW_FREQUENCY = {
     "joint_target_ke": _FREQUENCY.JOINT_DOF,
     "joint_target_kd": _FREQUENCY.JOINT_DOF,
     "gravity": _FREQUENCY.WORLD,
+    "particle_mass": _FREQUENCY.PARTICLE,
+    "particle_inv_mass": _FREQUENCY.PARTICLE,
 }
 """The per-element model arrays a coupled entry may hold its own copy of, by Newton's attribute frequency."""
 
