@@ -15,9 +15,12 @@ STIFFNESS = [300.0, 1000.0, 3000.0]
 STEPS = 30
 
 
-def _run(stiffness: float, write=None, recorded=None):
+def _run(configure, write=None, recorded=None, read=lambda scene: scene["cloth"].data.nodal_pos_w.torch):
+    """The press-cloth scene (3 envs) configured by ``configure(cfg)``, written by ``write(scene)`` after the start,
+    stepped STEPS env steps; returns ``read(scene)``. With *recorded* (the recordings fixture) it checks that the
+    writes and the steps recorded nothing new."""
     cfg = PressClothSceneCfg(num_envs=3)
-    cfg.cloth.stiffness = stiffness
+    configure(cfg)
     sim = launch(cfg, SimulationCfg(dt=1.0 / 240.0, device="cpu", physics=NewtonCfg(decimation=4)))
     try:
         scene = InteractiveScene(cfg, sim.physics_manager)
@@ -29,16 +32,21 @@ def _run(stiffness: float, write=None, recorded=None):
         if recorded is not None:
             assert len(recorded) == before  # the writes and the steps recorded nothing new
             assert sim.physics_manager.step_mode() == "captured"
-        return scene["cloth"].data.nodal_pos_w.torch.clone()
+        return read(scene).clone()
     finally:
         sim.clear_instance()
 
 
+def _cloth(field: str, value: float):
+    return lambda cfg: setattr(cfg.cloth, field, value)
+
+
 def test_cloth_stiffness_per_env_matches_builds_and_orders_the_sag(recordings):  # noqa: F811
-    written = _run(1000.0, lambda s: s["cloth"].write_material_to_sim(stiffness=torch.tensor(STIFFNESS)), recordings)
+    write = lambda s: s["cloth"].write_material_to_sim(stiffness=torch.tensor(STIFFNESS))  # noqa: E731
+    written = _run(_cloth("stiffness", 1000.0), write, recordings)
     lowest = []
     for env, stiffness in enumerate(STIFFNESS):
-        built = _run(stiffness)
+        built = _run(_cloth("stiffness", stiffness))
         assert (written[env] - built[env]).abs().max() <= 1e-6, stiffness
         lowest.append(float(written[env][:, 2].min()))
     assert lowest[0] < lowest[1] < lowest[2]  # the softer the cloth, the deeper it sags under its weight
@@ -171,24 +179,15 @@ def test_rigid_body_mass_per_env_matches_builds_and_orders_the_press():
     masses = [0.1, 0.27, 0.8]
     volume = 4.0 / 3.0 * math.pi * PressClothSceneCfg().pusher.spawn.radius ** 3  # [m^3]
 
-    def run(mass: float, write: bool = False):
-        cfg = PressClothSceneCfg(num_envs=3)
-        cfg.pusher.density = mass / volume
-        sim = launch(cfg, SimulationCfg(dt=1.0 / 240.0, device="cpu", physics=NewtonCfg(decimation=4)))
-        try:
-            scene = InteractiveScene(cfg, sim.physics_manager)
-            if write:
-                scene["pusher"].write_material_to_sim(mass=torch.tensor(masses))
-            for _ in range(STEPS):
-                sim.step()
-            return scene["pusher"].data.root_pos_w.torch.clone()
-        finally:
-            sim.clear_instance()
+    def density(mass: float):
+        return lambda cfg: setattr(cfg.pusher, "density", mass / volume)
 
-    written = run(1000.0 * volume, write=True)
+    pusher = lambda scene: scene["pusher"].data.root_pos_w.torch  # noqa: E731
+    write = lambda scene: scene["pusher"].write_material_to_sim(mass=torch.tensor(masses))  # noqa: E731
+    written = _run(density(1000.0 * volume), write, read=pusher)
     for env, mass in enumerate(masses):
         # the inertia is scaled with the mass, not computed again from the shape: equal to the last bits only
-        assert (written[env] - run(mass)[env]).abs().max() <= 1e-4, mass
+        assert (written[env] - _run(density(mass), read=pusher)[env]).abs().max() <= 1e-4, mass
     heights = written[:, 2].tolist()
     assert heights[0] > heights[1] > heights[2]  # the heavier, the deeper
 
@@ -197,23 +196,10 @@ def test_rigid_body_mass_per_env_matches_builds_and_orders_the_press():
 def test_cloth_particle_mass_per_env_matches_builds_and_orders_the_sag():
     masses = [0.01, 0.02, 0.04]
 
-    def run(mass: float, write: bool = False):
-        cfg = PressClothSceneCfg(num_envs=3)
-        cfg.cloth.particle_mass = mass
-        sim = launch(cfg, SimulationCfg(dt=1.0 / 240.0, device="cpu", physics=NewtonCfg(decimation=4)))
-        try:
-            scene = InteractiveScene(cfg, sim.physics_manager)
-            if write:
-                scene["cloth"].write_material_to_sim(particle_mass=torch.tensor(masses))
-            for _ in range(STEPS):
-                sim.step()
-            return scene["cloth"].data.nodal_pos_w.torch.clone()
-        finally:
-            sim.clear_instance()
-
-    written = run(0.02, write=True)
+    write = lambda scene: scene["cloth"].write_material_to_sim(particle_mass=torch.tensor(masses))  # noqa: E731
+    written = _run(_cloth("particle_mass", 0.02), write)
     lowest = []
     for env, mass in enumerate(masses):
-        assert (written[env] - run(mass)[env]).abs().max() <= 1e-6, mass
+        assert (written[env] - _run(_cloth("particle_mass", mass))[env]).abs().max() <= 1e-6, mass
         lowest.append(float(written[env][:, 2].min()))
     assert lowest[0] > lowest[1] > lowest[2]  # the heavier cloth sags deeper
