@@ -82,6 +82,12 @@ def test_a_snapshot_of_another_simulation_is_refused_by_name(tmp_path):
         SimulationSnapshot.load(tmp_path / "notes.txt")
     with pytest.raises(FileNotFoundError):
         SimulationSnapshot.load(tmp_path / "missing")
+    sim = launch(BoxOnClothAdmmSceneCfg(num_envs=2), SIM)  # another scene
+    try:
+        with pytest.raises(ValueError, match="another simulation"):
+            sim.physics_manager.restore_state(snapshot)
+    finally:
+        sim.clear_instance()
 
 
 def test_an_env_checkpoint_repeats_observations_rewards_and_dones_across_a_reset():

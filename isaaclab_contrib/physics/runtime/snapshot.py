@@ -12,6 +12,7 @@ program stays valid and the following steps repeat bitwise.
 
 from __future__ import annotations
 
+import hashlib
 import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -131,7 +132,12 @@ class SimulationSnapshot:
 
 
 def model_fingerprint(model: Any, device: str) -> dict[str, Any]:
-    """The counts a snapshot must match: worlds, bodies, joints, coordinates, shapes, particles, elements."""
+    """What a snapshot must match: the counts of worlds, bodies, joints, coordinates, shapes, particles and
+    elements, a digest of the body, joint and shape labels (another scene of the same sizes differs there), and
+    the device."""
     names = ("world_count", "body_count", "joint_count", "joint_coord_count", "joint_dof_count", "shape_count")
     names += ("particle_count", "tri_count", "edge_count", "tet_count")
-    return {name: int(getattr(model, name, 0) or 0) for name in names} | {"device": str(device)}
+    fingerprint = {name: int(getattr(model, name, 0) or 0) for name in names}
+    labels = [str(label) for attr in ("body_label", "joint_label", "shape_label") for label in getattr(model, attr, [])]
+    fingerprint["labels"] = hashlib.sha1("\n".join(labels).encode()).hexdigest()[:16]
+    return fingerprint | {"device": str(device)}
