@@ -203,3 +203,25 @@ def test_cloth_particle_mass_per_env_matches_builds_and_orders_the_sag():
         assert (written[env] - _run(_cloth("particle_mass", mass))[env]).abs().max() <= 1e-6, mass
         lowest.append(float(written[env][:, 2].min()))
     assert lowest[0] > lowest[1] > lowest[2]  # the heavier cloth sags deeper
+
+
+def test_joint_armature_per_env_slows_the_arm():
+    """Armature written per env after the start: the joint with more armature (more effective inertia) moves less
+    in the first env steps toward the same target; envs written alike move alike."""
+    from isaaclab_coupling_configs.arm_press_cloth_task import ArmPressClothSceneCfg
+
+    cfg = ArmPressClothSceneCfg(num_envs=4)
+    sim = launch(cfg, SimulationCfg(dt=1.0 / 240.0, device="cpu", physics=NewtonCfg(decimation=4)))
+    try:
+        arm = InteractiveScene(cfg, sim.physics_manager)["arm"]
+        arm.write_material_to_sim(armature=torch.tensor([0.0, 0.02, 0.2, 0.2]))
+        with pytest.raises(KeyError, match="unknown material field 'stiffness'"):
+            arm.write_material_to_sim(stiffness=1.0)
+        arm.set_joint_position_target(arm.data.default_joint_pos.torch + 0.5)
+        for _ in range(2):
+            sim.step()
+        moved = (arm.data.joint_pos.torch - arm.data.default_joint_pos.torch)[:, 0]
+        assert moved[0] > moved[1] > moved[2] > 0.0 and torch.equal(moved[2], moved[3])
+        assert sim.physics_manager.step_mode() == "captured"
+    finally:
+        sim.clear_instance()

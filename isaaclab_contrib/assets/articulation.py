@@ -317,6 +317,36 @@ class Articulation(BodyAsset):
             "joint_effort_target", *self._joint_write("joint_effort_target", target, joint_ids, env_ids, "[N*m or N]")
         )
 
+    # ------------------------------------------------------------------ materials
+    JOINT_MATERIAL_FIELDS = ("armature", "joint_friction")
+    """Joint fields :meth:`write_material_to_sim` also sets, per selected joint: ``armature`` [kg*m^2 or kg] and
+    ``joint_friction`` (Newton's joint friction coefficient)."""
+
+    def write_material_to_sim(self, env_ids: Any = None, body_ids: Any = None, joint_ids: Any = None, **values: Any):
+        """Set the bodies' mass and shape material (:meth:`BodyAsset.write_material_to_sim`) and the joints'
+        ``armature`` / ``joint_friction`` of *joint_ids* (``None``: all) per env, in place (model and the coupled
+        entries' copies), with no rebuild and no new recording.
+
+        Raises:
+            KeyError / ValueError: as :meth:`BodyAsset.write_material_to_sim`; nothing is written then.
+        """
+        joints = {name: values.pop(name) for name in self.JOINT_MATERIAL_FIELDS if name in values}
+        env = self._env_index(env_ids)
+        checked = self._material_values(env, joints, self.JOINT_MATERIAL_FIELDS)
+        if values:
+            super().write_material_to_sim(env_ids=env_ids, body_ids=body_ids, **values)  # checks its own fields first
+        if not checked:
+            return
+        dofs = self._dof_rows.index[env][:, slice(None) if joint_ids is None else list(joint_ids)]
+        for name, value in checked.items():
+            array = "joint_armature" if name == "armature" else "joint_friction"
+            self._manager.write_model_rows(
+                array, dofs.reshape(-1), None, value.unsqueeze(-1).expand_as(dofs).reshape(-1)
+            )
+        self._manager.add_model_change(
+            int(newton.ModelFlags.JOINT_DOF_INERTIAL_PROPERTIES | newton.ModelFlags.JOINT_DOF_PROPERTIES)
+        )
+
     # ------------------------------------------------------------------ per step
     def update(self, dt: float) -> None:
         """Mark the computed fields stale and, for *dt* > 0 [s] (an env step), take ``joint_acc`` as the change of

@@ -111,6 +111,8 @@ _ROW_FREQUENCY = {
     "shape_material_kd": _FREQUENCY.SHAPE,
     "joint_target_ke": _FREQUENCY.JOINT_DOF,
     "joint_target_kd": _FREQUENCY.JOINT_DOF,
+    "joint_armature": _FREQUENCY.JOINT_DOF,
+    "joint_friction": _FREQUENCY.JOINT_DOF,
     "gravity": _FREQUENCY.WORLD,
     "particle_mass": _FREQUENCY.PARTICLE,
     "particle_inv_mass": _FREQUENCY.PARTICLE,
