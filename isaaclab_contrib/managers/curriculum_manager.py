@@ -7,13 +7,13 @@ from typing import Any
 
 import torch
 
-from .manager_base import ManagerBase, ManagerTermBase, term_fields
+from .manager_base import TermListManager
 from .manager_term_cfg import CurriculumTermCfg
 
 __all__ = ["CurriculumManager"]
 
 
-class CurriculumManager(ManagerBase):
+class CurriculumManager(TermListManager):
     """Runs the curriculum terms of a config whose fields are :class:`CurriculumTermCfg` s.
 
     A term is ``func(env, env_ids, **params)``, called by :meth:`compute` at the resets (the env passes the
@@ -28,10 +28,11 @@ class CurriculumManager(ManagerBase):
         env: The env.
     """
 
+    term_cfg_class = CurriculumTermCfg
+    term_kind = "curriculum"
+    min_argc = 2
+
     def __init__(self, cfg: Any, env: Any):
-        self._term_names: list[str] = []
-        self._term_cfgs: list[CurriculumTermCfg] = []
-        self._class_term_cfgs: list[CurriculumTermCfg] = []
         super().__init__(cfg, env)
         self._curriculum_state: dict[str, Any] = dict.fromkeys(self._term_names)
 
@@ -39,11 +40,6 @@ class CurriculumManager(ManagerBase):
         lines = [f"<CurriculumManager> {len(self._term_names)} active terms:"]
         lines += [f"  {i}: {name}" for i, name in enumerate(self._term_names)]
         return "\n".join(lines)
-
-    @property
-    def active_terms(self) -> list[str]:
-        """Names of the curriculum terms, in config order."""
-        return self._term_names
 
     def compute(self, env_ids: Sequence[int] | torch.Tensor | None = None) -> None:
         """Call every term with *env_ids* (``None``: every env, passed as ``slice(None)``) and keep what each
@@ -76,16 +72,6 @@ class CurriculumManager(ManagerBase):
             term_cfg.func.reset(env_ids=env_ids)
         return extras
 
-    def get_term_cfg(self, term_name: str) -> CurriculumTermCfg:
-        """The live config of *term_name*.
-
-        Raises:
-            ValueError: No such term (the message lists the terms).
-        """
-        if term_name not in self._term_names:
-            raise ValueError(f"CurriculumManager: no curriculum term {term_name!r}; the terms are {self._term_names}")
-        return self._term_cfgs[self._term_names.index(term_name)]
-
     def get_active_iterable_terms(self, env_idx: int) -> Sequence[tuple[str, Sequence[float]]]:
         """``(term, values)`` of the terms' last states (the same for every env)."""
         terms = []
@@ -106,15 +92,3 @@ class CurriculumManager(ManagerBase):
                 )
             return value.item()
         return value
-
-    def _prepare_terms(self) -> None:
-        for term_name, term_cfg in term_fields(self.cfg):
-            if not isinstance(term_cfg, CurriculumTermCfg):
-                raise TypeError(
-                    f"{self._where(term_name)}: expected a CurriculumTermCfg, got {type(term_cfg).__name__}"
-                )
-            self._resolve_common_term_cfg(term_name, term_cfg, min_argc=2)
-            self._term_names.append(term_name)
-            self._term_cfgs.append(term_cfg)
-            if isinstance(term_cfg.func, ManagerTermBase):
-                self._class_term_cfgs.append(term_cfg)

@@ -13,7 +13,7 @@ import dataclasses
 import inspect
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 
@@ -23,7 +23,7 @@ from isaaclab_contrib.utils.string import resolve_matching_names
 from .manager_term_cfg import ManagerTermBaseCfg
 from .scene_entity_cfg import SceneEntityCfg
 
-__all__ = ["ManagerBase", "ManagerTermBase"]
+__all__ = ["ManagerBase", "ManagerTermBase", "TermListManager"]
 
 
 class ManagerTermBase:
@@ -186,6 +186,79 @@ class ManagerBase:
         else:
             raise TypeError(f"{where}: func must be a function or a ManagerTermBase subclass, got {func!r}")
         check_params(signature_of, term_cfg.params, min_argc, where)
+
+
+class TermListManager(ManagerBase):
+    """A manager whose terms are one ordered list of configs of one class (rewards, terminations, curricula): the
+    list, the lookup by name, the checks at build (:meth:`_check_term_cfg`, the signature and scene entities, then
+    :meth:`_check_output`) and :meth:`set_term_cfg`, in one place."""
+
+    term_cfg_class: ClassVar[type] = ManagerTermBaseCfg
+    """The config class every term must be."""
+    term_kind: ClassVar[str] = "term"
+    """What a term is called in the messages (``"reward"``)."""
+    min_argc: ClassVar[int] = 1
+    """Positional arguments before the params (``env``; ``env, env_ids`` for curricula)."""
+
+    def __init__(self, cfg: Any, env: Any):
+        self._term_names: list[str] = []
+        self._term_cfgs: list[Any] = []
+        self._class_term_cfgs: list[Any] = []
+        super().__init__(cfg, env)
+
+    @property
+    def active_terms(self) -> list[str]:
+        """Names of the terms, in config order."""
+        return self._term_names
+
+    def get_term_cfg(self, term_name: str) -> Any:
+        """The live config of *term_name*.
+
+        Raises:
+            ValueError: No such term (the message lists the terms).
+        """
+        return self._term_cfgs[self._index(term_name)]
+
+    def set_term_cfg(self, term_name: str, cfg: Any) -> None:
+        """Replace the config of *term_name* (curricula change weights this way); the new config is checked as at
+        build, without the trial call.
+
+        Raises:
+            ValueError: No such term; a value the term's own checks refuse.
+            TypeError: Not a config of the manager's term class, params that do not fit.
+        """
+        index = self._index(term_name)
+        self._check_term_cfg(term_name, cfg)
+        self._resolve_common_term_cfg(term_name, cfg, min_argc=self.min_argc)
+        self._term_cfgs[index] = cfg
+        self._class_term_cfgs = [c for c in self._term_cfgs if isinstance(c.func, ManagerTermBase)]
+
+    def _index(self, term_name: str) -> int:
+        if term_name not in self._term_names:
+            raise ValueError(
+                f"{type(self).__name__}: no {self.term_kind} term {term_name!r}; the terms are {self._term_names}"
+            )
+        return self._term_names.index(term_name)
+
+    def _check_term_cfg(self, term_name: str, term_cfg: Any) -> None:
+        """Refuse a config that is not of :attr:`term_cfg_class`; subclasses add their fields' checks."""
+        if not isinstance(term_cfg, self.term_cfg_class):
+            raise TypeError(
+                f"{self._where(term_name)}: expected a {self.term_cfg_class.__name__}, got {type(term_cfg).__name__}"
+            )
+
+    def _check_output(self, term_name: str, term_cfg: Any) -> None:
+        """Check what the term returns at build (default: nothing; rewards and terminations call it once)."""
+
+    def _prepare_terms(self) -> None:
+        for term_name, term_cfg in term_fields(self.cfg):
+            self._check_term_cfg(term_name, term_cfg)
+            self._resolve_common_term_cfg(term_name, term_cfg, min_argc=self.min_argc)
+            self._check_output(term_name, term_cfg)
+            self._term_names.append(term_name)
+            self._term_cfgs.append(term_cfg)
+            if isinstance(term_cfg.func, ManagerTermBase):
+                self._class_term_cfgs.append(term_cfg)
 
 
 def check_params(func: Any, params: dict[str, Any], min_argc: int, where: str) -> None:

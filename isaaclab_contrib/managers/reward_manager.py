@@ -8,13 +8,13 @@ from typing import Any
 
 import torch
 
-from .manager_base import ManagerBase, ManagerTermBase, check_finite_number, term_fields
+from .manager_base import TermListManager, check_finite_number
 from .manager_term_cfg import RewardTermCfg
 
 __all__ = ["RewardManager"]
 
 
-class RewardManager(ManagerBase):
+class RewardManager(TermListManager):
     """Sums the reward terms of a config whose fields are :class:`RewardTermCfg` s.
 
     Each step, :meth:`compute` adds ``value * (weight * dt)`` per term, ``value`` being the term's ``[num_envs]``
@@ -30,10 +30,10 @@ class RewardManager(ManagerBase):
         env: The env (``num_envs``, ``device``, ``scene``, ``max_episode_length_s``).
     """
 
+    term_cfg_class = RewardTermCfg
+    term_kind = "reward"
+
     def __init__(self, cfg: Any, env: Any):
-        self._term_names: list[str] = []
-        self._term_cfgs: list[RewardTermCfg] = []
-        self._class_term_cfgs: list[RewardTermCfg] = []
         super().__init__(cfg, env)
         self._episode_sums = {
             name: torch.zeros(self.num_envs, dtype=torch.float, device=self.device) for name in self._term_names
@@ -49,11 +49,6 @@ class RewardManager(ManagerBase):
             for i, (n, c) in enumerate(zip(self._term_names, self._term_cfgs, strict=True))
         ]
         return "\n".join(lines)
-
-    @property
-    def active_terms(self) -> list[str]:
-        """Names of the reward terms, in config order."""
-        return self._term_names
 
     def reset(self, env_ids: Sequence[int] | torch.Tensor | None = None) -> dict[str, torch.Tensor]:
         """Log and clear the episode sums of *env_ids* (``None``: every env); reset class terms.
@@ -101,52 +96,15 @@ class RewardManager(ManagerBase):
             self._step_reward[:, index] = value / dt
         return self._reward_buf
 
-    def get_term_cfg(self, term_name: str) -> RewardTermCfg:
-        """The live config of *term_name* (change its ``weight`` and pass it to :meth:`set_term_cfg`).
-
-        Raises:
-            ValueError: No such term (the message lists the terms).
-        """
-        return self._term_cfgs[self._index(term_name)]
-
-    def set_term_cfg(self, term_name: str, cfg: RewardTermCfg) -> None:
-        """Replace the config of *term_name* (curricula change weights this way); the new config is checked as at
-        build (weight, params, scene entities), without the trial call.
-
-        Raises:
-            ValueError: No such term, or a non-finite weight.
-            TypeError: Not a :class:`RewardTermCfg`, a weight that is not a number, params that do not fit.
-        """
-        index = self._index(term_name)
-        self._check_weight(term_name, cfg)
-        self._resolve_common_term_cfg(term_name, cfg, min_argc=1)
-        self._term_cfgs[index] = cfg
-        self._class_term_cfgs = [c for c in self._term_cfgs if isinstance(c.func, ManagerTermBase)]
-
     def get_active_iterable_terms(self, env_idx: int) -> Sequence[tuple[str, Sequence[float]]]:
         """``(term, [value * weight])`` of the last step for env *env_idx*."""
         return [(name, [self._step_reward[env_idx, i].item()]) for i, name in enumerate(self._term_names)]
 
     # ------------------------------------------------------------------ build
-    def _index(self, term_name: str) -> int:
-        if term_name not in self._term_names:
-            raise ValueError(f"RewardManager: no reward term {term_name!r}; the terms are {self._term_names}")
-        return self._term_names.index(term_name)
-
-    def _check_weight(self, term_name: str, term_cfg: Any) -> None:
-        if not isinstance(term_cfg, RewardTermCfg):
-            raise TypeError(f"{self._where(term_name)}: expected a RewardTermCfg, got {type(term_cfg).__name__}")
+    def _check_term_cfg(self, term_name: str, term_cfg: Any) -> None:
+        """A :class:`RewardTermCfg` whose weight is a finite number."""
+        super()._check_term_cfg(term_name, term_cfg)
         check_finite_number(term_cfg.weight, f"{self._where(term_name)}: weight")
-
-    def _prepare_terms(self) -> None:
-        for term_name, term_cfg in term_fields(self.cfg):
-            self._check_weight(term_name, term_cfg)
-            self._resolve_common_term_cfg(term_name, term_cfg, min_argc=1)
-            self._check_output(term_name, term_cfg)
-            self._term_names.append(term_name)
-            self._term_cfgs.append(term_cfg)
-            if isinstance(term_cfg.func, ManagerTermBase):
-                self._class_term_cfgs.append(term_cfg)
 
     def _check_output(self, term_name: str, term_cfg: RewardTermCfg) -> None:
         """Call the term once: it must return a floating-point ``[num_envs]`` tensor."""

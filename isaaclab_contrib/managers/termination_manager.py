@@ -7,13 +7,13 @@ from typing import Any
 
 import torch
 
-from .manager_base import ManagerBase, ManagerTermBase, term_fields
+from .manager_base import TermListManager
 from .manager_term_cfg import TerminationTermCfg
 
 __all__ = ["TerminationManager"]
 
 
-class TerminationManager(ManagerBase):
+class TerminationManager(TermListManager):
     """Ors the termination terms of a config whose fields are :class:`TerminationTermCfg` s.
 
     Following Gymnasium, an episode ends either by *time out* (truncation: a term with ``time_out=True``, such
@@ -32,10 +32,10 @@ class TerminationManager(ManagerBase):
         env: The env (``num_envs``, ``device``, ``scene``, ``episode_length_buf``, ``max_episode_length``).
     """
 
+    term_cfg_class = TerminationTermCfg
+    term_kind = "termination"
+
     def __init__(self, cfg: Any, env: Any):
-        self._term_names: list[str] = []
-        self._term_cfgs: list[TerminationTermCfg] = []
-        self._class_term_cfgs: list[TerminationTermCfg] = []
         super().__init__(cfg, env)
         self._term_index = {name: i for i, name in enumerate(self._term_names)}
         shape = (self.num_envs, len(self._term_names))
@@ -51,11 +51,6 @@ class TerminationManager(ManagerBase):
         for i, (name, term_cfg) in enumerate(zip(self._term_names, self._term_cfgs, strict=True)):
             lines.append(f"  {i}: {name}{' (time out)' if term_cfg.time_out else ''}")
         return "\n".join(lines)
-
-    @property
-    def active_terms(self) -> list[str]:
-        """Names of the termination terms, in config order."""
-        return self._term_names
 
     @property
     def dones(self) -> torch.Tensor:
@@ -110,52 +105,16 @@ class TerminationManager(ManagerBase):
             raise KeyError(f"TerminationManager: no termination term {name!r}; the terms are {self._term_names}")
         return self._term_dones[:, self._term_index[name]]
 
-    def get_term_cfg(self, term_name: str) -> TerminationTermCfg:
-        """The live config of *term_name*.
-
-        Raises:
-            ValueError: No such term (the message lists the terms).
-        """
-        return self._term_cfgs[self._index(term_name)]
-
-    def set_term_cfg(self, term_name: str, cfg: TerminationTermCfg) -> None:
-        """Replace the config of *term_name*; the new config is checked as at build, without the trial call.
-
-        Raises:
-            ValueError: No such term.
-            TypeError: Not a :class:`TerminationTermCfg`, or params that do not fit.
-        """
-        index = self._index(term_name)
-        if not isinstance(cfg, TerminationTermCfg):
-            raise TypeError(f"{self._where(term_name)}: expected a TerminationTermCfg, got {type(cfg).__name__}")
-        self._resolve_common_term_cfg(term_name, cfg, min_argc=1)
-        self._term_cfgs[index] = cfg
-        self._class_term_cfgs = [c for c in self._term_cfgs if isinstance(c.func, ManagerTermBase)]
-
     def get_active_iterable_terms(self, env_idx: int) -> Sequence[tuple[str, Sequence[float]]]:
         """``(term, [0.0 or 1.0])`` of the last :meth:`compute` for env *env_idx*."""
         return [(name, [float(self._term_dones[env_idx, i].item())]) for i, name in enumerate(self._term_names)]
 
     # ------------------------------------------------------------------ build
-    def _index(self, term_name: str) -> int:
-        if term_name not in self._term_names:
-            raise ValueError(f"TerminationManager: no termination term {term_name!r}; the terms are {self._term_names}")
-        return self._term_names.index(term_name)
-
-    def _prepare_terms(self) -> None:
-        for term_name, term_cfg in term_fields(self.cfg):
-            if not isinstance(term_cfg, TerminationTermCfg):
-                raise TypeError(
-                    f"{self._where(term_name)}: expected a TerminationTermCfg, got {type(term_cfg).__name__}"
-                )
-            if not isinstance(term_cfg.time_out, bool):
-                raise TypeError(f"{self._where(term_name)}: time_out must be a bool, got {term_cfg.time_out!r}")
-            self._resolve_common_term_cfg(term_name, term_cfg, min_argc=1)
-            self._check_output(term_name, term_cfg)
-            self._term_names.append(term_name)
-            self._term_cfgs.append(term_cfg)
-            if isinstance(term_cfg.func, ManagerTermBase):
-                self._class_term_cfgs.append(term_cfg)
+    def _check_term_cfg(self, term_name: str, term_cfg: Any) -> None:
+        """A :class:`TerminationTermCfg` whose ``time_out`` is a bool."""
+        super()._check_term_cfg(term_name, term_cfg)
+        if not isinstance(term_cfg.time_out, bool):
+            raise TypeError(f"{self._where(term_name)}: time_out must be a bool, got {term_cfg.time_out!r}")
 
     def _check_output(self, term_name: str, term_cfg: TerminationTermCfg) -> None:
         """Call the term once: it must return a ``[num_envs]`` bool tensor."""
