@@ -67,8 +67,7 @@ class ManagerBasedEnv:
             self.load_managers()
             if "startup" in self.event_manager.available_modes:  # once every manager exists (Isaac Lab's order)
                 self.event_manager.apply(mode="startup")
-                self.manager.forward()
-                self.scene.update(dt=0.0)
+                self._settle_writes()
             if self.action_manager.has_physics_step_terms:
                 self.manager.register_post_actuator_callback(self.action_manager.apply_action_in_physics_step)
         except BaseException:
@@ -134,14 +133,23 @@ class ManagerBasedEnv:
         self.scene.update(dt=self.step_dt)
         self.recorder_manager.record_post_physics_decimation_step()
 
+    def _settle_writes(self) -> None:
+        """Make what resets and events wrote count now: FK and masked solver resets of the envs they invalidated,
+        and the scene's data refreshed, so the observations that follow see it (a reset state, a push's velocity)."""
+        self.manager.forward()
+        self.scene.update(dt=0.0)
+
+    def _interval_events(self) -> None:
+        """Apply the ``interval`` events due after this env step, and settle what they wrote."""
+        if "interval" in self.event_manager.available_modes:
+            self.event_manager.apply(mode="interval", dt=self.step_dt)
+            self._settle_writes()
+
     def step(self, action: torch.Tensor) -> tuple[dict[str, Any], dict]:
         """Apply *action* (``[num_envs, total_action_dim]``) for one env step; returns ``(obs, extras)``."""
         self._check_open("step()")
         self._physics_step(action)
-        if "interval" in self.event_manager.available_modes:
-            self.event_manager.apply(mode="interval", dt=self.step_dt)
-            self.manager.forward()  # what the events wrote (a push's velocity) is what the observations see
-            self.scene.update(dt=0.0)
+        self._interval_events()
         self.obs_buf = self.observation_manager.compute(update_history=True)
         self.recorder_manager.record_post_step()
         return self.obs_buf, self.extras
@@ -166,8 +174,7 @@ class ManagerBasedEnv:
         if seed is not None:
             self.seed(seed)
         self._reset_idx(env_ids)
-        self.manager.forward()  # FK and masked solver resets now: the observations see the reset state
-        self.scene.update(dt=0.0)
+        self._settle_writes()
         self.recorder_manager.record_post_reset(env_ids)
         self.obs_buf = self.observation_manager.compute(update_history=True)
         return self.obs_buf, self.extras
@@ -189,8 +196,7 @@ class ManagerBasedEnv:
             self.seed(seed)
         self._reset_idx(env_ids)
         self.scene.reset_to(state, env_ids, is_relative=is_relative)
-        self.manager.forward()
-        self.scene.update(dt=0.0)
+        self._settle_writes()
         self.recorder_manager.record_post_reset(env_ids)
         self.obs_buf = self.observation_manager.compute(update_history=True)
         return self.obs_buf, self.extras

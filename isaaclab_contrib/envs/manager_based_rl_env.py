@@ -115,14 +115,10 @@ class ManagerBasedRLEnv(ManagerBasedEnv, gym.Env):
         if len(reset_env_ids) > 0:
             self.recorder_manager.record_pre_reset(reset_env_ids)
             self._reset_idx(reset_env_ids)
-            self.manager.forward()  # FK and masked solver resets now: the observations see the reset state
-            self.scene.update(dt=0.0)
+            self._settle_writes()
             self.recorder_manager.record_post_reset(reset_env_ids)
         self.command_manager.compute(dt=self.step_dt)
-        if "interval" in self.event_manager.available_modes:
-            self.event_manager.apply(mode="interval", dt=self.step_dt)
-            self.manager.forward()  # what the events wrote (a push's velocity) is what the observations see
-            self.scene.update(dt=0.0)
+        self._interval_events()
         self.obs_buf = self.observation_manager.compute(update_history=True)
         return self.obs_buf, self.reward_buf, self.reset_terminated, self.reset_time_outs, self.extras
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from isaaclab_contrib.utils.configclass import MISSING, check_missing, configclass
 from isaaclab_contrib.utils.noise import NoiseCfg, NoiseModelCfg
@@ -255,6 +255,3 @@ class RecorderTermCfg:
         check_missing(self)
         check_fields(self)
         _check_class_type(self)
-
-
-EventMode = Literal["startup", "reset", "interval"]

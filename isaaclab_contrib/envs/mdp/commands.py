@@ -14,7 +14,6 @@ from isaaclab_contrib.utils.math import (
     quat_from_euler_xyz,
     quat_mul,
     sample_uniform,
-    subtract_frame_transforms,
 )
 from isaaclab_contrib.utils.validation import check_fields, nested
 
@@ -173,6 +172,3 @@ class UniformPoseCommandCfg(CommandTermCfg):
             raise TypeError(f"{cls}.ranges must be a UniformPoseCommandRanges, got {type(self.ranges).__name__}")
         with nested(f"{cls}.ranges"):
             self.ranges.validate()
-
-
-_ = subtract_frame_transforms  # re-exported for terms that express poses in the root frame

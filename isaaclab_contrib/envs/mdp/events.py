@@ -10,7 +10,7 @@ import torch
 from isaaclab_contrib.managers import SceneEntityCfg
 from isaaclab_contrib.utils.math import quat_from_euler_xyz, quat_mul, sample_uniform
 
-from .scene_reset import reset_scene_to_default
+from .scene_reset import env_ids_tensor, reset_scene_to_default
 
 if TYPE_CHECKING:
     from isaaclab_contrib.envs import ManagerBasedEnv
@@ -26,12 +26,6 @@ __all__ = [
 
 ROBOT = SceneEntityCfg("robot")
 _POSE_KEYS = ("x", "y", "z", "roll", "pitch", "yaw")
-
-
-def _ids(env: ManagerBasedEnv, env_ids) -> torch.Tensor:
-    if env_ids is None or isinstance(env_ids, slice):
-        return torch.arange(env.num_envs, device=env.device)
-    return torch.as_tensor(env_ids, device=env.device).long().reshape(-1)
 
 
 def _ranges(ranges: dict[str, tuple[float, float]], where: str, device: str) -> torch.Tensor:
@@ -54,7 +48,7 @@ def _write_joints(env, ids, asset_cfg, pos, vel) -> None:
 
 def _reset_joints(env, env_ids, position_range, velocity_range, asset_cfg, combine) -> None:
     """Joint state ``combine(default, draw)`` of the selected joints, each draw uniform in its range."""
-    ids = _ids(env, env_ids)
+    ids = env_ids_tensor(env, env_ids)
     data = env.scene[asset_cfg.name].data
     pos = data.default_joint_pos.torch[ids][:, asset_cfg.joint_ids]
     vel = data.default_joint_vel.torch[ids][:, asset_cfg.joint_ids]
@@ -97,7 +91,7 @@ def reset_root_state_uniform(
     """Set the root to its default state (at the env's origin) moved by offsets drawn uniformly from
     *pose_range* (keys ``x y z`` [m], ``roll pitch yaw`` [rad]) and *velocity_range* (the same keys [m/s],
     [rad/s])."""
-    ids = _ids(env, env_ids)
+    ids = env_ids_tensor(env, env_ids)
     asset = env.scene[asset_cfg.name]
     root = asset.data.default_root_state.torch[ids].clone()
     where = "reset_root_state_uniform"
@@ -119,7 +113,7 @@ def push_by_setting_velocity(
 ) -> None:
     """Add velocities drawn uniformly from *velocity_range* (keys ``x y z`` [m/s], ``roll pitch yaw`` [rad/s]) to
     the root's current velocity."""
-    ids = _ids(env, env_ids)
+    ids = env_ids_tensor(env, env_ids)
     asset = env.scene[asset_cfg.name]
     data = asset.data
     current = torch.cat([data.root_lin_vel_w.torch[ids], data.root_ang_vel_w.torch[ids]], dim=-1)
@@ -135,7 +129,7 @@ def reset_to_snapshot(env: ManagerBasedEnv, env_ids: torch.Tensor, snapshots: li
     velocities of that env, then FK and a masked solver reset (``restore_state(snapshot, env_ids)``)."""
     if not snapshots:
         raise ValueError("reset_to_snapshot: the bank of snapshots is empty")
-    ids = _ids(env, env_ids)
+    ids = env_ids_tensor(env, env_ids)
     pick = torch.randint(0, len(snapshots), (len(ids),), device=env.device)
     for index in torch.unique(pick).tolist():
         chosen = ids[pick == index]

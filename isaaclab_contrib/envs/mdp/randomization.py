@@ -18,6 +18,8 @@ import warp as wp
 
 from isaaclab_contrib.managers import SceneEntityCfg
 
+from .scene_reset import env_ids_tensor
+
 if TYPE_CHECKING:
     from isaaclab_contrib.envs import ManagerBasedEnv
 
@@ -32,12 +34,6 @@ __all__ = [
 ROBOT = SceneEntityCfg("robot")
 Operation = Literal["add", "scale", "abs"]
 Distribution = Literal["uniform", "log_uniform", "gaussian"]
-
-
-def _ids(env: ManagerBasedEnv, env_ids: Any) -> torch.Tensor:
-    if env_ids is None or isinstance(env_ids, slice):
-        return torch.arange(env.num_envs, device=env.device)
-    return torch.as_tensor(env_ids, device=env.device).long().reshape(-1)
 
 
 def _sample(
@@ -95,7 +91,7 @@ def randomize_rigid_body_mass(
     stay). Inverse mass and inertia follow."""
     where = "randomize_rigid_body_mass"
     model = env.manager.get_model()
-    rows = _body_rows(env, _ids(env, env_ids), asset_cfg)
+    rows = _body_rows(env, env_ids_tensor(env, env_ids), asset_cfg)
     mass0 = _defaults(env, "body_mass", model.body_mass)[rows]
     mass = _apply(
         mass0, _sample(mass_distribution_params, tuple(rows.shape), distribution, env.device, where), operation, where
@@ -133,7 +129,7 @@ def randomize_rigid_body_material(
     if isinstance(num_buckets, bool) or not isinstance(num_buckets, int) or num_buckets < 1:
         raise ValueError(f"{where}: num_buckets must be an integer >= 1, got {num_buckets!r}")
     model = env.manager.get_model()
-    rows = _body_rows(env, _ids(env, env_ids), asset_cfg).reshape(-1)
+    rows = _body_rows(env, env_ids_tensor(env, env_ids), asset_cfg).reshape(-1)
     shape_body = wp.to_torch(model.shape_body).to(rows.device)
     shapes = torch.nonzero(torch.isin(shape_body, rows)).squeeze(-1)
     if shapes.numel() == 0:
@@ -169,7 +165,7 @@ def randomize_physics_scene_gravity(
     """
     where = "randomize_physics_scene_gravity"
     model = env.manager.get_model()
-    ids = _ids(env, env_ids)
+    ids = env_ids_tensor(env, env_ids)
     gravity0 = _defaults(env, "gravity", model.gravity)[ids]
     draw = _sample(gravity_distribution_params, (len(ids), 3), distribution, env.device, where)
     env.manager.write_model_rows("gravity", ids, None, _apply(gravity0, draw, operation, where))
@@ -193,7 +189,7 @@ def randomize_actuator_gains(
     """
     where = "randomize_actuator_gains"
     asset = env.scene[asset_cfg.name]
-    dofs = asset._dof_rows.index[_ids(env, env_ids)][:, asset_cfg.joint_ids].reshape(-1)
+    dofs = asset._dof_rows.index[env_ids_tensor(env, env_ids)][:, asset_cfg.joint_ids].reshape(-1)
     model = env.manager.get_model()
     targets = [("stiffness", stiffness_distribution_params, "joint_target_ke", "kp")]
     targets.append(("damping", damping_distribution_params, "joint_target_kd", "kd"))
@@ -249,7 +245,7 @@ def randomize_deformable_material(
     ``DeformableObject.write_material_to_sim``: no rebuild, no new recording of the captured step."""
     where = "randomize_deformable_material"
     asset = env.scene[asset_cfg.name]
-    ids = _ids(env, env_ids)
+    ids = env_ids_tensor(env, env_ids)
     values = {}
     for field_name, params in material_distribution_params.items():
         if not hasattr(asset.cfg, field_name):
