@@ -60,8 +60,9 @@ class RecorderManagerBaseCfg:
     dataset_file_handler_class_type: type | None = HDF5DatasetFileHandler
     """The dataset writer (Isaac Lab's HDF5 layout by default); ``None``: no file, the exported episodes are kept
     in memory (:attr:`RecorderManager.completed_episodes`)."""
-    dataset_export_dir_path: str = "/tmp/isaaclab/logs"
-    """Folder of the exported dataset."""
+    dataset_export_dir_path: str = "datasets"
+    """Folder of the exported dataset (a relative path is relative to the working directory; created when
+    missing)."""
     dataset_filename: str = "dataset"
     """Dataset file name, without extension (``.hdf5`` is added; the failed episodes of
     ``EXPORT_SUCCEEDED_FAILED_IN_SEPARATE_FILES`` go to ``<name>_failed.hdf5``)."""
