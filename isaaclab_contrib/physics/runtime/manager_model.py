@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import warp as wp
 
-from isaaclab_contrib.physics.runtime.snapshot import SimulationSnapshot, collect_device_arrays, model_fingerprint
+from isaaclab_contrib.physics.runtime.snapshot import (
+    SimulationSnapshot,
+    collect_device_arrays,
+    host_shape,
+    model_fingerprint,
+)
 
 if TYPE_CHECKING:
     from isaaclab_contrib.physics.runtime.session import ManagerSession
@@ -111,7 +116,7 @@ class ModelMethods:
         wrong = sorted(
             path
             for path, saved in snapshot.arrays.items()
-            if path not in arrays or tuple(arrays[path].numpy().shape) != tuple(saved.shape)
+            if path not in arrays or host_shape(arrays[path]) != tuple(saved.shape)
         )
         if wrong:
             raise ValueError(f"{where}: {len(wrong)} saved array(s) have no match here, e.g. {wrong[:3]}")

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import warp as wp
 
-__all__ = ["SimulationSnapshot", "collect_device_arrays"]
+__all__ = ["SimulationSnapshot", "collect_device_arrays", "host_shape"]
 
 _WALKED_MODULES = ("newton", "mujoco_warp", "isaaclab_contrib", "warp.sim")
 """Objects of these packages are walked into; anything else is skipped (devices, kernels, functions...)."""
@@ -42,6 +42,12 @@ def _memory_is_held(array: wp.array) -> bool:
             return True
         array, seen = getattr(array, "_ref", None), seen + 1
     return False
+
+
+def host_shape(array: wp.array) -> tuple[int, ...]:
+    """The shape ``array.numpy()`` has (the element's own shape appended: ``(n, 3)`` for ``vec3``), without the
+    copy."""
+    return tuple(array.shape) + tuple(getattr(array.dtype, "_shape_", ()))
 
 
 def collect_device_arrays(roots: dict[str, Any], max_depth: int = 12) -> dict[str, wp.array]:
