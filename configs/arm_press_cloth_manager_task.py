@@ -33,7 +33,13 @@ from isaaclab_contrib.managers import (
 )
 from isaaclab_contrib.utils.configclass import configclass
 
-from .arm_press_cloth_task import ArmPressClothEnvCfg, ArmPressClothPPORunnerCfg, ArmPressClothSceneCfg, _fingertip
+from .arm_press_cloth_task import (
+    ArmPressClothEnvCfg,
+    ArmPressClothPPORunnerCfg,
+    ArmPressClothSceneCfg,
+    _fingertip,
+    oracle_joint_targets,
+)
 
 __all__ = [
     "TASK_ID",
@@ -227,19 +233,12 @@ def oracle_policy(env: ManagerBasedRLEnv, gain: float = 0.5):
     arm = env.cfg.scene.arm
     command = torch.zeros(env.num_envs, 2, device=env.device)
     default_q = torch.tensor(arm.default_joint_pos(), device=env.device)
-    from .arm_press_cloth_task import arm_ik
 
     def act(_obs) -> torch.Tensor:
-        fresh = env.episode_length_buf == 0
         target = env.command_manager.get_command("depth")[:, 0]
-        tip = fingertip_yz(env)
+        tip_y = fingertip_yz(env)[:, 0]
         depth = cloth_center_depth(env)[:, 0]
-        command[fresh, 0] = 0.0
-        command[fresh, 1] = (arm.fingertip_radius - target)[fresh]
-        command[:, 0] -= gain * tip[:, 0]
-        command[:, 1] -= gain * (target - depth)
-        shoulder, elbow = arm_ik(arm, command[:, 0], command[:, 1])
-        q = torch.stack([shoulder, elbow], dim=-1)
+        q = oracle_joint_targets(arm, command, env.episode_length_buf == 0, tip_y, depth, target, gain)
         return ((q - default_q) / env.cfg.actions.arm.scale).clamp(-1.0, 1.0)
 
     return act

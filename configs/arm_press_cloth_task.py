@@ -49,6 +49,7 @@ __all__ = [
     "ArmPressClothSceneCfg",
     "TwoLinkArmCfg",
     "arm_ik",
+    "oracle_joint_targets",
     "oracle_policy",
 ]
 
@@ -351,17 +352,32 @@ def oracle_policy(env: ArmPressClothEnv, gain: float = 0.5) -> Callable[[Any], t
     command = torch.zeros(env.num_envs, 2, device=env.torch_device)
 
     def act(_obs) -> torch.Tensor:
-        fresh = env.episode_length == 0  # an env that was just reset starts its command over
         m = env.measurements()
-        command[fresh, 0] = 0.0
-        command[fresh, 1] = (arm.fingertip_radius - env.target)[fresh]  # the sphere's bottom at the target depth
-        command[:, 0] -= gain * m["tip_y"]
-        command[:, 1] -= gain * (env.target - m["depth"])
-        shoulder, elbow = arm_ik(arm, command[:, 0], command[:, 1])
-        q = torch.stack([shoulder, elbow], dim=-1)
+        fresh = env.episode_length == 0  # an env that was just reset starts its command over
+        q = oracle_joint_targets(arm, command, fresh, m["tip_y"], m["depth"], env.target, gain)
         return ((q - env.default_q) / cfg.action_scale).clamp(-1.0, 1.0)
 
     return act
+
+
+def oracle_joint_targets(
+    arm: TwoLinkArmCfg,
+    command: torch.Tensor,
+    fresh: torch.Tensor,
+    tip_y: torch.Tensor,
+    depth: torch.Tensor,
+    target: torch.Tensor,
+    gain: float,
+) -> torch.Tensor:
+    """One step of the oracle's law (see :func:`oracle_policy`): update the fingertip *command* ``[num_envs, 2]``
+    (y, z relative to the cloth center [m]; envs *fresh* from a reset start over with the sphere's bottom at the
+    *target* depth) by the drift *tip_y* and the depth error, and return the joint angles that reach it [rad]."""
+    command[fresh, 0] = 0.0
+    command[fresh, 1] = (arm.fingertip_radius - target)[fresh]
+    command[:, 0] -= gain * tip_y
+    command[:, 1] -= gain * (target - depth)
+    shoulder, elbow = arm_ik(arm, command[:, 0], command[:, 1])
+    return torch.stack([shoulder, elbow], dim=-1)
 
 
 @configclass
