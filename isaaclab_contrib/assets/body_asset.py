@@ -310,8 +310,8 @@ class BodyAsset(AssetBase):
         if shape_fields:
             shape_body = wp.to_torch(model.shape_body).to(rows.device).long()
             shapes = torch.nonzero(torch.isin(shape_body, rows)).squeeze(-1)
-            position = {int(b): i for i, b in enumerate(rows.tolist())}
-            owner = torch.tensor([position[int(b)] for b in shape_body[shapes].tolist()], device=rows.device)
+            order = torch.argsort(rows)  # the position in *rows* of each shape's body, without a host loop
+            owner = order[torch.searchsorted(rows[order], shape_body[shapes])]
             for name in shape_fields:
                 write(f"shape_material_{name}", shapes, None, per_row[name][owner])
             self._manager.add_model_change(int(newton.ModelFlags.SHAPE_PROPERTIES))
