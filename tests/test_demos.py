@@ -73,3 +73,40 @@ def test_behaviour_cloning_from_a_dataset(tmp_path):
     result = train_bc.main(["--dataset_file", str(path), "--epochs", "60", "--eval_episodes", "1"])
     assert result["loss"] < 1e-3 and Path(result["policy"]).exists()
     assert result["cloned_return"] > 0.8 * result["oracle_return"]
+
+
+def test_reset_to_refuses_a_bad_state_before_it_resets_anything():
+    import torch
+
+    from isaaclab_contrib.envs import ManagerBasedRLEnv
+    from isaaclab_coupling_configs.arm_press_cloth_manager_task import ArmPressClothManagerEnvCfg
+
+    cfg = ArmPressClothManagerEnvCfg()
+    cfg.scene.num_envs = 2
+    env = ManagerBasedRLEnv(cfg)
+    try:
+        env.reset()
+        for _ in range(3):
+            env.step(torch.zeros(2, 2))
+        state = env.scene.get_state(is_relative=True)
+        nodes = env.scene["cloth"].data.nodal_pos_w.torch.clone()
+        missing = {
+            "deformable_object": {
+                "cloth": {"nodal_position": state["deformable_object"]["cloth"]["nodal_position"][:1]}
+            }
+        }
+        with pytest.raises(KeyError, match="misses 'nodal_velocity'"):
+            env.reset_to(missing, [0], is_relative=True)
+        nan = {
+            "articulation": {
+                "arm": {k: torch.full_like(v[:1], float("nan")) for k, v in state["articulation"]["arm"].items()}
+            }
+        }
+        with pytest.raises(ValueError, match="non-finite"):
+            env.reset_to(nan, [0], is_relative=True)
+        with pytest.raises(ValueError, match=r"must have shape \(1, 2\)"):
+            env.reset_to({"articulation": {"arm": {k: v for k, v in state["articulation"]["arm"].items()}}}, [0])
+        assert env.episode_length_buf.tolist() == [3, 3]  # no env was reset
+        assert torch.equal(env.scene["cloth"].data.nodal_pos_w.torch, nodes)
+    finally:
+        env.close()

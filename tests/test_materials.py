@@ -68,6 +68,9 @@ def test_material_writes_refuse_by_name_and_write_nothing():
             cloth.write_material_to_sim(damping=-1.0)
         with pytest.raises(ValueError, match=r"a tensor of \[1\]"):
             cloth.write_material_to_sim(stiffness=torch.tensor([1.0, 2.0]), env_ids=[0])
+        with pytest.raises(TypeError, match="stiffness must be a number or a tensor"):
+            cloth.write_material_to_sim(stiffness="soft")
+        cloth.write_material_to_sim(stiffness=5.0, env_ids=[])  # no envs: nothing to write
         assert (model.tri_materials.numpy() == before).all()  # nothing written on a refusal
         masses = model.body_mass.numpy().copy()
         with pytest.raises(ValueError, match="mass must be > 0"):

@@ -278,6 +278,8 @@ class AssetBase:
             tensor = torch.as_tensor(ids, device=self.torch_device)
         except (TypeError, ValueError, RuntimeError) as err:
             raise TypeError(f"{where} must be integer indices (a list, array or tensor), got {ids!r}") from err
+        if tensor.numel() == 0:
+            return torch.zeros(0, dtype=torch.long, device=self.torch_device)  # no envs: nothing to do
         if tensor.dtype == torch.bool or tensor.is_floating_point() or tensor.is_complex():
             raise TypeError(f"{where} must hold integer indices, got dtype {tensor.dtype}")
         if tensor.dim() > 1:
@@ -325,7 +327,14 @@ class AssetBase:
                 raise KeyError(
                     f"{where}: unknown material field {field_name!r}; {type(self.cfg).__name__} has {sorted(fields)}"
                 )
-            tensor = torch.as_tensor(value, dtype=torch.float32, device=self.torch_device)
+            try:
+                if isinstance(value, (bool, str, bytes)):
+                    raise TypeError(type(value).__name__)
+                tensor = torch.as_tensor(value, dtype=torch.float32, device=self.torch_device)
+            except (TypeError, ValueError, RuntimeError) as err:
+                raise TypeError(
+                    f"{where}: {field_name} must be a number or a tensor of [{len(env)}], got {value!r}"
+                ) from err
             if tensor.ndim == 0:
                 tensor = tensor.expand(len(env))
             if tuple(tensor.shape) != (len(env),):

@@ -191,6 +191,7 @@ class ManagerBasedEnv:
         with ``is_relative=True``); returns ``(obs, extras)``. The other envs are not touched."""
         self._check_open("reset_to()")
         env_ids = torch.arange(self.num_envs, device=self.device) if env_ids is None else self._as_env_ids(env_ids)
+        self.scene.check_state(state, len(env_ids))  # before the reset: a refused state changes nothing
         self.recorder_manager.record_pre_reset(env_ids)
         if seed is not None:
             self.seed(seed)

@@ -235,15 +235,11 @@ class InteractiveScene:
         """
         ids = torch.arange(self.num_envs, device=self._env_origins.device) if env_ids is None else env_ids
         ids = torch.as_tensor(ids, device=self._env_origins.device).long().reshape(-1)
+        self.check_state(state, len(ids))
         origins = self._env_origins[ids] if is_relative else torch.zeros_like(self._env_origins[ids])
-        groups = {"articulation": self.articulations, "rigid_object": self.rigid_objects}
-        groups["deformable_object"] = self.deformable_objects
+        groups = self._state_groups()
         for group, entries in state.items():
-            if group not in groups:
-                raise KeyError(f"InteractiveScene.reset_to: unknown state group {group!r}; expected {sorted(groups)}")
             for name, values in entries.items():
-                if name not in groups[group]:
-                    raise KeyError(f"InteractiveScene.reset_to: the scene has no {group} {name!r}")
                 asset = groups[group][name]
                 if group == "deformable_object":
                     nodal = torch.cat(
@@ -258,6 +254,54 @@ class InteractiveScene:
                     asset.write_root_velocity_to_sim(values["root_velocity"], env_ids=ids)
                 if "joint_position" in values:
                     asset.write_joint_state_to_sim(values["joint_position"], values["joint_velocity"], env_ids=ids)
+
+    def _state_groups(self) -> dict[str, dict[str, AssetBase]]:
+        return {
+            "articulation": self.articulations,
+            "rigid_object": self.rigid_objects,
+            "deformable_object": self.deformable_objects,
+        }
+
+    def check_state(self, state: Any, count: int) -> None:
+        """Check *state* (the layout of :meth:`get_state`) for :meth:`reset_to` into *count* envs before anything
+        is written: known groups and assets, every key the asset's write needs, shapes ``[count, ...]``, finite.
+
+        Raises:
+            TypeError: *state* is not a dict of dicts of tensors.
+            KeyError: An unknown group or asset, or a missing key (the message names it).
+            ValueError: A wrong shape or a non-finite value.
+        """
+        where = "InteractiveScene.reset_to"
+        if not isinstance(state, dict):
+            raise TypeError(
+                f"{where}: state must be a dict of groups (scene.get_state()'s layout), got {type(state).__name__}"
+            )
+        groups = self._state_groups()
+        for group, entries in state.items():
+            if group not in groups:
+                raise KeyError(f"{where}: unknown state group {group!r}; expected {sorted(groups)}")
+            for name, values in entries.items():
+                if name not in groups[group]:
+                    raise KeyError(f"{where}: the scene has no {group} {name!r}")
+                asset = groups[group][name]
+                if group == "deformable_object":
+                    shapes = {"nodal_position": (asset.num_nodes, 3), "nodal_velocity": (asset.num_nodes, 3)}
+                else:
+                    shapes = (
+                        {} if getattr(asset, "is_fixed_base", False) else {"root_pose": (7,), "root_velocity": (6,)}
+                    )
+                    if group == "articulation" and asset.num_joints:
+                        shapes |= {"joint_position": (asset.num_joints,), "joint_velocity": (asset.num_joints,)}
+                for key, shape in shapes.items():
+                    if key not in values:
+                        raise KeyError(f"{where}: {group} {name!r} misses {key!r} (it needs {sorted(shapes)})")
+                    value = torch.as_tensor(values[key])
+                    if tuple(value.shape) != (count, *shape):
+                        raise ValueError(
+                            f"{where}: {group} {name!r} {key} must have shape {(count, *shape)}, got {tuple(value.shape)}"
+                        )
+                    if not bool(torch.isfinite(value).all()):
+                        raise ValueError(f"{where}: {group} {name!r} {key} holds non-finite values")
 
     def write_data_to_sim(self) -> None:
         """No-op: every write method writes the simulation's own arrays at once (joint and root state into the
