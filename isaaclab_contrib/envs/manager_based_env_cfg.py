@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 from isaaclab_contrib.managers import (
@@ -12,6 +11,7 @@ from isaaclab_contrib.managers import (
     ObservationGroupCfg,
 )
 from isaaclab_contrib.managers.manager_base import check_params, term_fields
+from isaaclab_contrib.managers.manager_term_cfg import OBSERVATION_GROUP_SETTINGS
 from isaaclab_contrib.utils.configclass import MISSING, configclass
 from isaaclab_contrib.utils.validation import nested
 
@@ -31,14 +31,10 @@ def _terms(cfg: Any, where: str) -> list[tuple[str, Any]]:
     out = []
     for name, value in fields:
         if isinstance(value, ObservationGroupCfg):
-            out += [(f"{name}.{term}", v) for term, v in term_fields(value) if not _is_group_setting(term)]
+            out += [(f"{name}.{term}", v) for term, v in term_fields(value) if term not in OBSERVATION_GROUP_SETTINGS]
         else:
             out.append((name, value))
     return out
-
-
-def _is_group_setting(name: str) -> bool:
-    return name in {f.name for f in dataclasses.fields(ObservationGroupCfg)}
 
 
 MANAGER_FIELDS = ("observations", "actions", "events", "recorders", "commands", "rewards", "terminations", "curriculum")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -11,6 +12,7 @@ from isaaclab_contrib.utils.noise import NoiseCfg, NoiseModelCfg
 from isaaclab_contrib.utils.validation import check_fields, nested
 
 __all__ = [
+    "OBSERVATION_GROUP_SETTINGS",
     "ActionTermCfg",
     "CommandTermCfg",
     "CurriculumTermCfg",
@@ -117,6 +119,10 @@ class ObservationGroupCfg:
     """Overrides every term's ``history_length`` when set."""
     flatten_history_dim: bool = True
     """Overrides every term's ``flatten_history_dim`` when :attr:`history_length` is set."""
+
+
+OBSERVATION_GROUP_SETTINGS = tuple(f.name for f in dataclasses.fields(ObservationGroupCfg))
+"""The fields of :class:`ObservationGroupCfg` that are settings of the group, not terms."""
 
 
 @configclass

@@ -16,7 +16,6 @@ A group's terms are concatenated (along ``concatenate_dim`` of the terms' own sh
 from __future__ import annotations
 
 import copy
-import dataclasses
 import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -27,11 +26,10 @@ from isaaclab_contrib.utils.buffers import CircularBuffer
 from isaaclab_contrib.utils.noise import NoiseCfg, NoiseModel, NoiseModelCfg, check_noise_cfg
 
 from .manager_base import ManagerBase, ManagerTermBase, check_finite_number, check_params, term_fields
-from .manager_term_cfg import ObservationGroupCfg, ObservationTermCfg
+from .manager_term_cfg import OBSERVATION_GROUP_SETTINGS, ObservationGroupCfg, ObservationTermCfg
 
 __all__ = ["ObservationManager"]
 
-_GROUP_SETTINGS = tuple(f.name for f in dataclasses.fields(ObservationGroupCfg))
 
 Modifier = tuple[Callable[..., torch.Tensor], dict[str, Any]]
 
@@ -240,7 +238,7 @@ class ObservationManager(ManagerBase):
             group_cfg = _own(self.cfg, group_name, group_cfg, seen)
             if isinstance(group_cfg, ObservationGroupCfg):
                 for term_name, term_cfg in term_fields(group_cfg):
-                    if term_name not in _GROUP_SETTINGS:
+                    if term_name not in OBSERVATION_GROUP_SETTINGS:
                         _own(group_cfg, term_name, term_cfg, seen)
         for group_name, group_cfg in term_fields(self.cfg):
             if not isinstance(group_cfg, ObservationGroupCfg):
@@ -259,12 +257,12 @@ class ObservationManager(ManagerBase):
             dim = group_cfg.concatenate_dim
             self._group_obs_concatenate_dim[group_name] = dim + 1 if dim >= 0 else dim  # count the env dimension
             for term_name, term_cfg in term_fields(group_cfg):
-                if term_name in _GROUP_SETTINGS:
+                if term_name in OBSERVATION_GROUP_SETTINGS:
                     continue
                 if not isinstance(term_cfg, ObservationTermCfg):
                     raise TypeError(
                         f"ObservationManager group {group_name!r}: field {term_name!r} is a {type(term_cfg).__name__}, "
-                        f"neither an ObservationTermCfg nor a group setting ({', '.join(_GROUP_SETTINGS)})"
+                        f"neither an ObservationTermCfg nor a group setting ({', '.join(OBSERVATION_GROUP_SETTINGS)})"
                     )
                 self._prepare_term(group_name, group_cfg, term_name, term_cfg)
 
