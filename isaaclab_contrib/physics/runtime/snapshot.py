@@ -3,9 +3,10 @@
 What the next step reads is saved: both states, the control, the model's arrays (so materials, masses and
 gravity written at run time come back), the contacts and the collision pipeline's buffers, every device array of
 the solver objects (a coupled solver's entries and their solvers: VBD's previous positions and contact caches,
-the ADMM coupler's duals, the proxy coupler's feedback, MPM's grids, MuJoCo Warp's data), the sensors' buffers,
-the actuator states, the solver's host-side counters and the clock. Arrays are found by walking those objects
-(attributes, lists, dicts) and named by their path, so a snapshot restores into the simulation it was taken
+the ADMM coupler's duals, the proxy coupler's feedback, Steel's friction patches, MPM's grids and the warm start
+of its implicit solve, MuJoCo Warp's data), the sensors' buffers, the actuator states, the solver's host-side
+counters and the clock. Arrays are found by walking those objects (attributes, lists, dicts, Warp structs, the
+node values of Warp FEM fields) and named by their path, so a snapshot restores into the simulation it was taken
 from, or one built from the same scene config; restoring writes into the same arrays, so the captured step
 program stays valid and the following steps repeat bitwise.
 """
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import warp as wp
+import warp.fem as fem
 
 __all__ = ["SimulationSnapshot", "collect_device_arrays", "host_shape"]
 
@@ -50,12 +52,25 @@ def host_shape(array: wp.array) -> tuple[int, ...]:
     return tuple(array.shape) + tuple(getattr(array.dtype, "_shape_", ()))
 
 
+def _field_values(field: fem.DiscreteField) -> wp.array | None:
+    """The node values of a Warp FEM field, or ``None`` for a field that holds none of its own (a trace)."""
+    try:
+        return field.dof_values
+    except NotImplementedError:
+        return None
+
+
 def collect_device_arrays(roots: dict[str, Any], max_depth: int = 12) -> dict[str, wp.array]:
     """Every Warp array reachable from *roots* through attributes, lists, tuples and dicts of objects of Newton,
     MuJoCo Warp and this package, by path (``"solver._entries.cloth.solver.particle_q_prev"``); an array met
-    twice (by address) is kept under its first path; arrays over memory they do not hold are skipped. The walk
-    order is the objects' attribute order, so two
-    builds of the same scene give the same paths."""
+    twice (by address) is kept under its first path; arrays over memory they do not hold are skipped.
+
+    Two kinds of Warp objects met on the way are walked too, as solvers keep step-to-step history in them: a
+    Warp struct's fields (Steel's friction patches) and a Warp FEM field's node values, under
+    ``<path>.dof_values`` (implicit MPM's warm start of its solve, the previous step's grid impulses and
+    stresses); the field's function space and grid are not saved (the solver keeps or rebuilds them): values saved
+    on a grid reallocated since with another size are refused on restore. The walk order is the objects'
+    attribute order, so two builds of the same scene give the same paths."""
     found: dict[str, wp.array] = {}
     seen_objects: set[int] = set()
     seen_arrays: set[tuple[int, int]] = set()
@@ -79,6 +94,14 @@ def collect_device_arrays(roots: dict[str, Any], max_depth: int = 12) -> dict[st
             seen_objects.add(id(value))
             for i, v in enumerate(value):
                 visit(v, f"{path}.{i}", depth + 1)
+        elif isinstance(value, fem.DiscreteField):
+            seen_objects.add(id(value))
+            visit(_field_values(value), f"{path}.dof_values", depth + 1)
+        elif wp.types.is_struct(value):  # its fields; the leading-underscore slots are Warp's own
+            seen_objects.add(id(value))
+            for name, v in list(vars(value).items()):
+                if not name.startswith("_"):
+                    visit(v, f"{path}.{name}", depth + 1)
         elif _walked(value):
             seen_objects.add(id(value))
             for name, v in list(vars(value).items()):
