@@ -3,6 +3,7 @@
 
 * :class:`Articulation` / :class:`ArticulationData`: a jointed robot per env;
 * :class:`RigidObject` / :class:`RigidObjectData`: one free body per env;
+* :class:`Cable` / :class:`CableData`: the capsule segments of a VBD cable per env;
 * :class:`DeformableObject` / :class:`DeformableObjectData`: the particles of a cloth, soft body, granular bed or
   USD deformable per env;
 * :class:`ProxyArray`: every data field, a Warp array with a cached zero-copy ``.torch`` view ``[num_envs, ...]``.
@@ -14,6 +15,7 @@ frame; positions are the body frames' origins.
 
 from .articulation import Articulation, ArticulationData
 from .asset_base import AssetBase, AssetDataBase
+from .cable import Cable, CableData
 from .deformable_object import DeformableObject, DeformableObjectData
 from .proxy_array import ProxyArray
 from .rigid_object import RigidObject, RigidObjectData
@@ -23,6 +25,8 @@ __all__ = [
     "ArticulationData",
     "AssetBase",
     "AssetDataBase",
+    "Cable",
+    "CableData",
     "DeformableObject",
     "DeformableObjectData",
     "ProxyArray",

@@ -317,6 +317,68 @@ class Articulation(BodyAsset):
             "joint_effort_target", *self._joint_write("joint_effort_target", target, joint_ids, env_ids, "[N*m or N]")
         )
 
+    # ------------------------------------------------------------------ drive gains
+    def write_joint_stiffness_to_sim(self, stiffness: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
+        """Set the stiffness of the joints' implicit drives (the solver's own PD, ``ImplicitActuatorCfg``)
+        [N*m/rad or N/m]: a number for every selected joint and env, or ``[len(env_ids), len(joint_ids)]``.
+
+        Written in place into the model's ``joint_target_ke`` (and the coupled entries' copies), then the solvers
+        are notified (``JOINT_DOF_FORCE_PROPERTIES``: MuJoCo-Warp refreshes its actuator gains from it): the
+        change takes effect at the next step, with no rebuild and no new recording. An explicit actuator's gains
+        are its own (``mdp.randomize_actuator_gains`` writes them); its joints accept only 0 here (the solver
+        must not add a drive of its own to the explicit law).
+
+        Raises:
+            ValueError: A wrong shape, non-finite or negative values, a nonzero value for a joint an explicit
+                actuator drives, or an articulation without joints. IndexError: ids out of range. Nothing is
+                written then.
+        """
+        self._write_drive_gain("joint_target_ke", "stiffness", stiffness, joint_ids, env_ids, "[N*m/rad or N/m]")
+
+    def write_joint_damping_to_sim(self, damping: Any, joint_ids: Any = None, env_ids: Any = None) -> None:
+        """Set the damping of the joints' implicit drives [N*m*s/rad or N*s/m] (the model's ``joint_target_kd``);
+        shapes, path and errors as :meth:`write_joint_stiffness_to_sim`."""
+        self._write_drive_gain("joint_target_kd", "damping", damping, joint_ids, env_ids, "[N*m*s/rad or N*s/m]")
+
+    def _write_drive_gain(self, array: str, arg: str, value: Any, joint_ids: Any, env_ids: Any, unit: str) -> None:
+        where = f"{self._where()}.write_joint_{arg}_to_sim"
+        if not self.joint_names:
+            raise ValueError(f"{where}: the articulation has no joints to drive")
+        env = self._env_index(env_ids)
+        if joint_ids is None or (isinstance(joint_ids, slice) and joint_ids == slice(None)):
+            joints = torch.arange(self.num_joints, device=self.torch_device)
+        else:
+            joints = self._index(joint_ids, self.num_joints, "joint_ids", "joints")
+        shape = (len(env), len(joints))
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = torch.full(shape, float(value), device=self.torch_device)
+        values = self._values(value, shape, arg, unit)
+        if bool((values < 0).any()):
+            raise ValueError(f"{where}: {arg} must be >= 0 {unit}, got {values.tolist()}")
+        dofs = self._dof_rows.index[env][:, joints]
+        explicit = self._explicit_dofs()[dofs] & (values != 0)
+        if bool(explicit.any()):
+            column = int(torch.nonzero(explicit)[0, 1])
+            raise ValueError(
+                f"{where}: joint {self.joint_names[int(joints[column])]!r} is driven by an explicit actuator, whose "
+                f"gains are its own (mdp.randomize_actuator_gains sets them); a nonzero {arg} here would add the "
+                "solver's drive to the explicit law. Nothing was written."
+            )
+        if values.numel() == 0:
+            return
+        self._manager.write_model_rows(array, dofs.reshape(-1), None, values.reshape(-1))
+        self._manager.add_model_change(int(newton.ModelFlags.JOINT_DOF_FORCE_PROPERTIES))
+
+    def _explicit_dofs(self) -> torch.Tensor:
+        """Boolean mask over the model's degrees of freedom: those an explicit actuator drives."""
+        if getattr(self, "_explicit_mask", None) is None:
+            mask = torch.zeros(int(self._model.joint_dof_count), dtype=torch.bool, device=self.torch_device)
+            adapter = self._manager.get_actuator_adapter()
+            if adapter is not None and adapter.actuated_dofs.shape[0]:
+                mask[wp.to_torch(adapter.actuated_dofs).to(self.torch_device).long()] = True
+            self._explicit_mask = mask
+        return self._explicit_mask
+
     # ------------------------------------------------------------------ materials
     JOINT_MATERIAL_FIELDS = ("armature", "joint_friction")
     """Joint fields :meth:`write_material_to_sim` also sets, per selected joint: ``armature`` [kg*m^2 or kg] and

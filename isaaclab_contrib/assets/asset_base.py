@@ -2,13 +2,13 @@
 cache and per-env row blocks of the simulation's flat arrays.
 
 An asset object (:class:`~isaaclab_contrib.assets.Articulation`, :class:`~isaaclab_contrib.assets.RigidObject`,
-:class:`~isaaclab_contrib.assets.DeformableObject`) is built from one asset config of the scene that was launched and
-the running manager (``NewtonManager`` or a subclass: class-level, acting on the active simulation). It reads and
-writes the manager's current state (``get_state_0()``), control (``get_control()``) and model in place: the state's
-arrays are fixed buffers for the simulation's whole life (the step program swaps its two states between substeps but
-always leaves the result in ``state_0``; captured graphs replay on the same buffers), so views into them stay valid
-until the simulation is closed or cleared. Every access checks that the simulation is still the one the asset was
-built on and raises a ``RuntimeError`` otherwise.
+:class:`~isaaclab_contrib.assets.DeformableObject`, :class:`~isaaclab_contrib.assets.Cable`) is built from one asset
+config of the scene that was launched and the running manager (``NewtonManager`` or a subclass: class-level, acting
+on the active simulation). It reads and writes the manager's current state (``get_state_0()``), control
+(``get_control()``) and model in place: the state's arrays are fixed buffers for the simulation's whole life (the
+step program swaps its two states between substeps but always leaves the result in ``state_0``; captured graphs
+replay on the same buffers), so views into them stay valid until the simulation is closed or cleared. Every access
+checks that the simulation is still the one the asset was built on and raises a ``RuntimeError`` otherwise.
 
 Writes are per env (``env_ids=None``: every env). Every input is checked before anything is written (shape, finite
 values, ids in range, no repeated ids); a refusal raises a ``TypeError`` / ``ValueError`` / ``IndexError`` naming the

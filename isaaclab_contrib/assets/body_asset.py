@@ -36,7 +36,7 @@ from .asset_base import (
 )
 from .proxy_array import ProxyArray
 
-__all__ = ["BodyAsset", "BodyAssetData", "initial_state"]
+__all__ = ["BodyAsset", "BodyAssetData", "check_inertia", "initial_state", "inverse_inertia"]
 
 FLOATING_ROOTS = (int(newton.JointType.FREE), int(newton.JointType.DISTANCE))
 
@@ -274,37 +274,65 @@ class BodyAsset(AssetBase):
         self.data.invalidate()
 
     # ------------------------------------------------------------------ materials
-    BODY_MATERIAL_FIELDS = ("mass", "mu", "ke", "kd")
-    """What :meth:`write_material_to_sim` sets: ``mass`` [kg] of each selected body (its inertia scales with it,
-    its center of mass stays), and the friction ``mu``, contact stiffness ``ke`` [N/m] and damping ``kd`` [N*s/m]
-    of their collision shapes (the fields of ``ShapeMaterialCfg``)."""
+    BODY_MATERIAL_FIELDS = ("mass", "inertia", "com", "mu", "ke", "kd")
+    """What :meth:`write_material_to_sim` sets per selected body: ``mass`` [kg] (the inertia scales with it
+    unless ``inertia`` is written too; the center of mass stays), ``inertia`` (the rotational inertia tensor
+    about the center of mass, body frame [kg*m^2]), ``com`` (the center of mass in the body (link) frame [m]),
+    and the friction ``mu``, contact stiffness ``ke`` [N/m] and damping ``kd`` [N*s/m] of their collision shapes
+    (the fields of ``ShapeMaterialCfg``)."""
+
+    _TENSOR_FIELDS = {"com": (3,), "inertia": (3, 3)}
 
     def write_material_to_sim(self, env_ids: Any = None, body_ids: Any = None, **values: Any) -> None:
-        """Set the mass and shape material of the asset's bodies *body_ids* (``None``: all) per env (see
-        :attr:`BODY_MATERIAL_FIELDS`): each a number for every env of *env_ids*, or a tensor ``[len(env_ids)]``.
-        Written in place into the model and into the copies a coupled solver's entries keep, then the solvers
-        are notified: the change takes effect at the next step, with no rebuild and no new recording.
+        """Set the inertial properties and shape material of the asset's bodies *body_ids* (``None``: all) per env
+        (see :attr:`BODY_MATERIAL_FIELDS`). ``mass``, ``mu``, ``ke``, ``kd``: a number for every env of *env_ids*,
+        or a tensor ``[len(env_ids)]``. ``com``: ``[3]`` [m] for every env and body, ``[len(env_ids), 3]`` per
+        env, or ``[len(env_ids), len(body_ids), 3]`` per body; ``inertia``: ``[3, 3]``, ``[len(env_ids), 3, 3]``
+        or ``[len(env_ids), len(body_ids), 3, 3]`` [kg*m^2]. Written in place into the model (``body_mass``,
+        ``body_inertia``, ``body_com`` and the inverses) and into the copies a coupled solver's entries keep, then
+        the solvers are notified (``BODY_INERTIAL_PROPERTIES``, which MuJoCo-Warp needs to refresh its own model):
+        the change takes effect at the next step, with no rebuild and no new recording. The body frames stay
+        where they are; the state's velocities are kept.
 
         Raises:
-            KeyError: An unknown field. ValueError: A wrong shape, a non-finite, negative or (mass) zero value.
-            Nothing is written then.
+            KeyError: An unknown field. ValueError: A wrong shape, a non-finite, negative or (mass) zero value, an
+            inertia that is not symmetric, not positive definite or whose principal moments break the triangle
+            inequality (no rigid body has it). IndexError: ids out of range. Nothing is written then.
         """
+        where = f"{self._where()}.write_material_to_sim"
         env = self._env_index(env_ids)
+        if body_ids is None or (isinstance(body_ids, slice) and body_ids == slice(None)):
+            columns = torch.arange(self.num_bodies, device=self.torch_device)
+        else:
+            columns = self._index(body_ids, self.num_bodies, "body_ids", "bodies")
+        tensors = {name: values.pop(name) for name in self._TENSOR_FIELDS if name in values}
         checked = self._material_values(env, values, self.BODY_MATERIAL_FIELDS)
         if "mass" in checked and (checked["mass"] <= 0).any():
-            raise ValueError(f"{self._where()}.write_material_to_sim: mass must be > 0, got {checked['mass'].tolist()}")
-        bodies = self._bodies.index[env][:, slice(None) if body_ids is None else list(body_ids)]
+            raise ValueError(f"{where}: mass must be > 0, got {checked['mass'].tolist()}")
+        shape = (len(env), len(columns))
+        per_body = {name: self._body_values(where, name, value, shape) for name, value in tensors.items()}
+        if "inertia" in per_body:
+            check_inertia(per_body["inertia"].reshape(-1, 3, 3), f"{where}: inertia")
+        if len(env) == 0 or len(columns) == 0:
+            return
+        bodies = self._bodies.index[env][:, columns]
         rows = bodies.reshape(-1)
         per_row = {name: value.unsqueeze(-1).expand_as(bodies).reshape(-1) for name, value in checked.items()}
+        per_row |= {name: value.reshape(-1, *self._TENSOR_FIELDS[name]) for name, value in per_body.items()}
         write, model = self._manager.write_model_rows, self._model
         if "mass" in per_row:
             mass = per_row["mass"]
-            ratio = mass / wp.to_torch(model.body_mass)[rows].clamp(min=1.0e-12)
-            inertia = wp.to_torch(model.body_inertia)[rows] * ratio[:, None, None]
+            if "inertia" not in per_row:  # scaled with the mass: the mass distribution keeps its shape
+                ratio = mass / wp.to_torch(model.body_mass)[rows].clamp(min=1.0e-12)
+                per_row["inertia"] = wp.to_torch(model.body_inertia)[rows] * ratio[:, None, None]
             write("body_mass", rows, None, mass)
             write("body_inv_mass", rows, None, 1.0 / mass)
-            write("body_inertia", rows, None, inertia)
-            write("body_inv_inertia", rows, None, torch.linalg.inv(inertia))
+        if "inertia" in per_row:
+            write("body_inertia", rows, None, per_row["inertia"])
+            write("body_inv_inertia", rows, None, inverse_inertia(per_row["inertia"]))
+        if "com" in per_row:
+            write("body_com", rows, None, per_row["com"])
+        if {"mass", "inertia", "com"} & set(per_row):
             self._manager.add_model_change(int(newton.ModelFlags.BODY_INERTIAL_PROPERTIES))
         shape_fields = [name for name in ("mu", "ke", "kd") if name in per_row]
         if shape_fields:
@@ -316,6 +344,31 @@ class BodyAsset(AssetBase):
                 write(f"shape_material_{name}", shapes, None, per_row[name][owner])
             self._manager.add_model_change(int(newton.ModelFlags.SHAPE_PROPERTIES))
 
+    def _body_values(self, where: str, name: str, value: Any, shape: tuple[int, int]) -> torch.Tensor:
+        """*value* of the tensor field *name* as ``[len(env), len(bodies), *trailing]`` (broadcast from the
+        accepted shorter shapes), finite; ``TypeError`` / ``ValueError`` naming the field otherwise."""
+        trailing = self._TENSOR_FIELDS[name]
+        accepted = [trailing, (shape[0], *trailing), (*shape, *trailing)]
+        try:
+            if isinstance(value, (bool, str, bytes)):
+                raise TypeError(type(value).__name__)
+            if isinstance(value, ProxyArray):
+                value = value.torch
+            elif isinstance(value, wp.array):
+                value = wp.to_torch(value)
+            tensor = torch.as_tensor(value, device=self.torch_device).to(torch.float32)
+        except (TypeError, ValueError, RuntimeError) as err:
+            raise TypeError(f"{where}: {name} must be a tensor of one of the shapes {accepted}, got {value!r}") from err
+        if tuple(tensor.shape) not in [tuple(a) for a in accepted]:
+            raise ValueError(f"{where}: {name} must have one of the shapes {accepted}, got {list(tensor.shape)}")
+        if not bool(torch.isfinite(tensor).all()):
+            raise ValueError(f"{where}: {name} holds non-finite values (NaN or inf): {tensor.tolist()}")
+        if tensor.dim() == len(trailing):
+            tensor = tensor.expand(*shape, *trailing)
+        elif tensor.dim() == len(trailing) + 1:
+            tensor = tensor.unsqueeze(1).expand(*shape, *trailing)
+        return tensor.contiguous()
+
     def reset(self, env_ids: Any = None) -> None:
         """Clear the asset's own buffers for *env_ids* (the data caches); the simulation state is NOT put back to
         the initial state (Isaac Lab's events do that, e.g. with ``default_root_state`` and the write methods)."""
@@ -326,3 +379,34 @@ class BodyAsset(AssetBase):
         """Mark the data's computed fields stale (the zero-copy fields are always current). *dt* [s] is unused."""
         del dt
         self.data.invalidate()
+
+
+def inverse_inertia(inertia: torch.Tensor) -> torch.Tensor:
+    """Inverses of the inertia tensors ``[..., 3, 3]`` [1/(kg*m^2)], computed in double precision and stored in
+    single precision (as Newton's builder computes ``body_inv_inertia``)."""
+    return torch.linalg.inv(inertia.double()).to(inertia.dtype)
+
+
+def check_inertia(inertia: torch.Tensor, where: str) -> None:
+    """Refuse rotational inertia tensors ``[n, 3, 3]`` [kg*m^2] no rigid body has: not symmetric, not positive
+    definite, or principal moments breaking the triangle inequality (each at most the sum of the other two);
+    ``ValueError`` naming *where* and the offending tensor."""
+    scale = inertia.abs().amax(dim=(-2, -1)).clamp(min=1.0e-30)
+    asymmetry = (inertia - inertia.transpose(-2, -1)).abs().amax(dim=(-2, -1)) / scale
+    bad = torch.nonzero(asymmetry > 1.0e-5).flatten()
+    if bad.numel():
+        raise ValueError(f"{where}: the inertia tensor must be symmetric, got {inertia[bad[0]].tolist()} [kg*m^2]")
+    moments = torch.linalg.eigvalsh(0.5 * (inertia + inertia.transpose(-2, -1)).double())
+    bad = torch.nonzero(moments[:, 0] <= 0.0).flatten()
+    if bad.numel():
+        raise ValueError(
+            f"{where}: the inertia tensor must be positive definite, got {inertia[bad[0]].tolist()} [kg*m^2] "
+            f"(principal moments {moments[bad[0]].tolist()})"
+        )
+    slack = moments[:, 0] + moments[:, 1] - moments[:, 2] * (1.0 - 1.0e-5)
+    bad = torch.nonzero(slack < 0.0).flatten()
+    if bad.numel():
+        raise ValueError(
+            f"{where}: the principal moments {moments[bad[0]].tolist()} [kg*m^2] of the inertia tensor break the "
+            "triangle inequality (the largest must not exceed the sum of the other two)"
+        )

@@ -19,9 +19,9 @@ What each asset config field becomes:
 * ``RigidObjectCfg`` -> :class:`~isaaclab_contrib.assets.RigidObject` (``rigid_objects``);
 * any config that adds particles (cloth, soft body, granular bed, grain lattice, USD deformables) ->
   :class:`~isaaclab_contrib.assets.DeformableObject` (``deformable_objects``);
-* every other asset (the ground plane: no runtime state; a ``CableCfg``: its capsule bodies are not wrapped by an
-  asset object yet) is kept as its config in :attr:`InteractiveScene.extras`, as Isaac Lab keeps non-physics
-  assets there: ``scene["ground"]`` gives that config.
+* ``CableCfg`` -> :class:`~isaaclab_contrib.assets.Cable` (``cables``: its capsule segments);
+* every other asset (the ground plane: no runtime state) is kept as its config in :attr:`InteractiveScene.extras`,
+  as Isaac Lab keeps non-physics assets there: ``scene["ground"]`` gives that config.
 
 ``keys()`` lists them all. Sensors are registered with the manager (``launch(cameras=...)``,
 ``add_*_sensor``) and read from it; :attr:`InteractiveScene.sensors` is empty (no scene config declares sensors).
@@ -35,12 +35,13 @@ from typing import Any
 import torch
 import warp as wp
 
-from isaaclab_contrib.assets import Articulation, AssetBase, DeformableObject, RigidObject
+from isaaclab_contrib.assets import Articulation, AssetBase, Cable, DeformableObject, RigidObject
 from isaaclab_contrib.assets.body_asset import initial_state
 from isaaclab_contrib.physics import NewtonManager
 
 from .articulation import ArticulationCfg
 from .base_cfg import SceneBaseCfg
+from .cable import CableCfg
 from .launch import copy_config
 from .rigid_object import RigidObjectCfg
 
@@ -94,16 +95,20 @@ class InteractiveScene:
         """Rigid objects by config field name."""
         self.deformable_objects: dict[str, DeformableObject] = {}
         """Deformable objects (particle assets) by config field name."""
+        self.cables: dict[str, Cable] = {}
+        """Cables (``CableCfg``: their capsule segments) by config field name."""
         self.sensors: dict[str, Any] = {}
         """Sensors by name: empty (sensors are registered with the manager and read from it)."""
         self.extras: dict[str, Any] = {}
-        """Configs of the assets without an asset object (the ground plane; a cable), by config field name."""
+        """Configs of the assets without an asset object (the ground plane), by config field name."""
         for name, asset_cfg in assets.items():
             origins = self._env_origins if asset_cfg.is_per_env() else None
             if isinstance(asset_cfg, ArticulationCfg):
                 self.articulations[name] = Articulation(asset_cfg, manager, name, origins, initial)
             elif isinstance(asset_cfg, RigidObjectCfg):
                 self.rigid_objects[name] = RigidObject(asset_cfg, manager, name, origins, initial)
+            elif isinstance(asset_cfg, CableCfg):
+                self.cables[name] = Cable(asset_cfg, manager, name, origins, initial)
             elif asset_cfg.particle_count() > 0:
                 ids = self.cfg.particle_ids(name)
                 self.deformable_objects[name] = DeformableObject(asset_cfg, manager, name, ids, initial)
@@ -112,14 +117,21 @@ class InteractiveScene:
 
     # ------------------------------------------------------------------ lookup
     def _groups(self) -> tuple[dict[str, Any], ...]:
-        return (self.articulations, self.rigid_objects, self.deformable_objects, self.sensors, self.extras)
+        return (
+            self.articulations,
+            self.rigid_objects,
+            self.deformable_objects,
+            self.cables,
+            self.sensors,
+            self.extras,
+        )
 
     def keys(self) -> list[str]:
         """Names of every entity: the asset objects, the sensors and the extras, in config order per group."""
         return [name for group in self._groups() for name in group]
 
     def __getitem__(self, key: str) -> Any:
-        """The asset object of config field *key* (an extra's config for the ground plane or a cable).
+        """The asset object of config field *key* (an extra's config for the ground plane).
 
         Raises:
             KeyError: *key* names no entity (the message lists the available names).
@@ -139,7 +151,12 @@ class InteractiveScene:
         return len(self.keys())
 
     def _assets(self) -> list[AssetBase]:
-        return [*self.articulations.values(), *self.rigid_objects.values(), *self.deformable_objects.values()]
+        return [
+            *self.articulations.values(),
+            *self.rigid_objects.values(),
+            *self.deformable_objects.values(),
+            *self.cables.values(),
+        ]
 
     # ------------------------------------------------------------------ properties
     @property
@@ -194,14 +211,16 @@ class InteractiveScene:
     def get_state(self, is_relative: bool = False) -> dict[str, dict[str, dict[str, torch.Tensor]]]:
         """The state of every per-env asset, copied (Isaac Lab's layout): ``{"articulation": {name: {"root_pose",
         "root_velocity", "joint_position", "joint_velocity"}}, "rigid_object": {name: {"root_pose",
-        "root_velocity"}}, "deformable_object": {name: {"nodal_position", "nodal_velocity"}}}``, each
-        ``[num_envs, ...]``: poses are position [m] and ``(x, y, z, w)``, velocities linear [m/s] then angular
-        [rad/s]; with *is_relative*, positions are relative to each env's origin."""
+        "root_velocity"}}, "deformable_object": {name: {"nodal_position", "nodal_velocity"}}}``, plus a group of
+        this package, ``"cable": {name: {"body_pose", "body_velocity"}}`` (every segment, ``[num_envs, segments,
+        7 or 6]``), each ``[num_envs, ...]``: poses are position [m] and ``(x, y, z, w)``, velocities linear [m/s]
+        then angular [rad/s]; with *is_relative*, positions are relative to each env's origin."""
         origins = self._env_origins if is_relative else torch.zeros_like(self._env_origins)
         state: dict[str, dict[str, dict[str, torch.Tensor]]] = {
             "articulation": {},
             "rigid_object": {},
             "deformable_object": {},
+            "cable": {},
         }
         for group, objects in (("articulation", self.articulations), ("rigid_object", self.rigid_objects)):
             for name, asset in objects.items():
@@ -221,6 +240,13 @@ class InteractiveScene:
                 state["deformable_object"][name] = {
                     "nodal_position": asset.data.nodal_pos_w.torch - origins.unsqueeze(1),
                     "nodal_velocity": asset.data.nodal_vel_w.torch.clone(),
+                }
+        for name, asset in self.cables.items():
+            if asset._per_env:
+                data = asset.data
+                state["cable"][name] = {
+                    "body_pose": torch.cat([data.body_pos_w.torch - origins.unsqueeze(1), data.body_quat_w.torch], -1),
+                    "body_velocity": torch.cat([data.body_lin_vel_w.torch, data.body_ang_vel_w.torch], dim=-1),
                 }
         return state
 
@@ -247,6 +273,11 @@ class InteractiveScene:
                     )
                     asset.write_nodal_state_to_sim(nodal, env_ids=ids)
                     continue
+                if group == "cable":
+                    pose = values["body_pose"].clone()
+                    pose[..., :3] += origins.unsqueeze(1)
+                    asset.write_body_state_to_sim(torch.cat([pose, values["body_velocity"]], dim=-1), env_ids=ids)
+                    continue
                 if not getattr(asset, "is_fixed_base", False):
                     pose = values["root_pose"].clone()
                     pose[:, :3] += origins
@@ -260,6 +291,7 @@ class InteractiveScene:
             "articulation": self.articulations,
             "rigid_object": self.rigid_objects,
             "deformable_object": self.deformable_objects,
+            "cable": self.cables,
         }
 
     def check_state(self, state: Any, count: int) -> None:
@@ -286,6 +318,8 @@ class InteractiveScene:
                 asset = groups[group][name]
                 if group == "deformable_object":
                     shapes = {"nodal_position": (asset.num_nodes, 3), "nodal_velocity": (asset.num_nodes, 3)}
+                elif group == "cable":
+                    shapes = {"body_pose": (asset.num_bodies, 7), "body_velocity": (asset.num_bodies, 6)}
                 else:
                     shapes = (
                         {} if getattr(asset, "is_fixed_base", False) else {"root_pose": (7,), "root_velocity": (6,)}
@@ -312,7 +346,7 @@ class InteractiveScene:
         groups = ", ".join(
             f"{label}={list(group)}"
             for label, group in zip(
-                ("articulations", "rigid_objects", "deformable_objects", "sensors", "extras"),
+                ("articulations", "rigid_objects", "deformable_objects", "cables", "sensors", "extras"),
                 self._groups(),
                 strict=True,
             )

@@ -1,7 +1,8 @@
 """Randomization event terms (Isaac Lab's names, signatures and ``operation`` / ``distribution`` semantics): they
-write the model's per-env properties in place — body masses and inertias, shape friction and restitution, gravity,
-drive gains — and tell the solvers what changed (``manager.add_model_change``), so the change takes effect at the
-next step with no rebuild and no new recording of the captured step (the program reads the same arrays).
+write the model's per-env properties in place — body masses, inertias and centers of mass, shape friction and
+restitution, gravity, drive gains — and tell the solvers what changed (``manager.add_model_change``), so the change
+takes effect at the next step with no rebuild and no new recording of the captured step (the program reads the same
+arrays).
 
 Values are drawn from torch's global generator. ``operation``: ``"abs"`` (the draw is the value), ``"add"`` (added
 to the default), ``"scale"`` (times the default), where the default is the value at the simulation's start, so
@@ -27,6 +28,7 @@ __all__ = [
     "randomize_actuator_gains",
     "randomize_deformable_material",
     "randomize_physics_scene_gravity",
+    "randomize_rigid_body_com",
     "randomize_rigid_body_mass",
     "randomize_rigid_body_material",
 ]
@@ -109,6 +111,31 @@ def randomize_rigid_body_mass(
     env.manager.add_model_change(int(newton.ModelFlags.BODY_INERTIAL_PROPERTIES))
 
 
+def randomize_rigid_body_com(
+    env: ManagerBasedEnv,
+    env_ids: Any,
+    com_range: dict[str, tuple[float, float]],
+    asset_cfg: SceneEntityCfg,
+) -> None:
+    """Move the centers of mass of the asset's selected bodies in *env_ids*: the start center of mass (body
+    frame) plus an offset [m] drawn uniformly per env and body from ``com_range["x"]`` / ``["y"]`` / ``["z"]``
+    (a missing axis: no offset). Written through the asset's ``write_material_to_sim(com=...)`` (model, coupled
+    copies, ``BODY_INERTIAL_PROPERTIES`` notification): no rebuild, no new recording of the captured step."""
+    where = "randomize_rigid_body_com"
+    unknown = sorted(set(com_range) - {"x", "y", "z"})
+    if unknown:
+        raise KeyError(f"{where}: com_range keys must be 'x', 'y' or 'z', got {unknown}")
+    asset = env.scene[asset_cfg.name]
+    ids = env_ids_tensor(env, env_ids)
+    rows = _body_rows(env, ids, asset_cfg)
+    start = _defaults(env, "body_com", env.manager.get_model().body_com)[rows]
+    draws = [
+        _sample(com_range.get(axis, (0.0, 0.0)), tuple(rows.shape), "uniform", env.device, f"{where}: {axis}")
+        for axis in ("x", "y", "z")
+    ]
+    asset.write_material_to_sim(env_ids=ids, body_ids=asset_cfg.body_ids, com=start + torch.stack(draws, dim=-1))
+
+
 def randomize_rigid_body_material(
     env: ManagerBasedEnv,
     env_ids: Any,
@@ -189,7 +216,8 @@ def randomize_actuator_gains(
     """
     where = "randomize_actuator_gains"
     asset = env.scene[asset_cfg.name]
-    dofs = asset._dof_rows.index[env_ids_tensor(env, env_ids)][:, asset_cfg.joint_ids].reshape(-1)
+    ids = env_ids_tensor(env, env_ids)
+    dofs = asset._dof_rows.index[ids][:, asset_cfg.joint_ids].reshape(-1)
     model = env.manager.get_model()
     targets = [("stiffness", stiffness_distribution_params, "joint_target_ke", "kp")]
     targets.append(("damping", damping_distribution_params, "joint_target_kd", "kd"))
@@ -202,7 +230,9 @@ def randomize_actuator_gains(
         implicit_default = _defaults(env, model_array, getattr(model, model_array))[dofs]
         value = _apply(implicit_default, draw, operation, where).clamp(min=0.0)
         value = torch.where(implicit_default > 0.0, value, implicit_values[dofs])  # an explicit drive keeps its 0
-        env.manager.write_model_rows(model_array, dofs, None, value)
+        # The implicit drives through the articulation's write (model, coupled copies, solver notification).
+        write = asset.write_joint_stiffness_to_sim if name == "stiffness" else asset.write_joint_damping_to_sim
+        write(value.view(len(ids), -1), joint_ids=asset_cfg.joint_ids, env_ids=ids)
         for key, (gains, positions) in explicit.items():
             array = getattr(gains, drive_attr)
             default = _defaults(env, f"{key}.{drive_attr}", array)
@@ -210,7 +240,6 @@ def randomize_actuator_gains(
             columns = torch.tensor([column for _, column in positions], device=draw.device)
             values = _apply(default[slots], draw[columns].to(default.device), operation, where).clamp(min=0.0)
             wp.to_torch(array)[slots] = values
-    env.manager.add_model_change(int(newton.ModelFlags.JOINT_DOF_FORCE_PROPERTIES))
 
 
 def _explicit_gains(env: ManagerBasedEnv, dofs: torch.Tensor) -> dict[str, tuple[Any, list[tuple[int, int]]]]:
@@ -240,9 +269,11 @@ def randomize_deformable_material(
     distribution: Distribution = "uniform",
 ) -> None:
     """Set a deformable's material per env, by its config's field names (a cloth's ``stiffness``, ``damping``,
-    ``bend_stiffness``, ``bend_damping``; a soft body's ``k_mu``, ``k_lambda``, ``k_damp``): each from the value
-    in the asset's config and a draw per env (values below 0 become 0). Written through
-    ``DeformableObject.write_material_to_sim``: no rebuild, no new recording of the captured step."""
+    ``bend_stiffness``, ``bend_damping``; a soft body's ``k_mu``, ``k_lambda``, ``k_damp``; a cable's
+    ``stretch_stiffness``, ``stretch_damping``, ``bend_stiffness``, ``bend_damping``): each from the value in the
+    asset's config and a draw per env (values below 0 become 0). Written through the asset's
+    ``write_material_to_sim`` (``DeformableObject``, ``Cable``): no rebuild, no new recording of the captured
+    step."""
     where = "randomize_deformable_material"
     asset = env.scene[asset_cfg.name]
     ids = env_ids_tensor(env, env_ids)

@@ -5,6 +5,11 @@ Materials written after the start (cloth and soft-body elements) go into the mod
 every copy a solver keeps (a coupled solver's entry views): the solvers read them every step, so the change
 takes effect at the next step with no rebuild and no new recording of the captured step (the program reads the
 same arrays).
+
+A few arrays (:data:`NOTIFIED_MODEL_ROWS`, the bodies' centers of mass) are written into the model only: Newton's
+coupled solver copies every per-body array of the model into its entries' views again when it is notified of a
+change of the bodies' inertial properties, and the caller must send that notification anyway
+(``add_model_change(ModelFlags.BODY_INERTIAL_PROPERTIES)``, which also refreshes MuJoCo-Warp's own copies).
 """
 
 from __future__ import annotations
@@ -21,12 +26,18 @@ from isaaclab_contrib.physics.runtime.snapshot import (
     host_shape,
     model_fingerprint,
 )
+from isaaclab_contrib.physics.solvers.binding import write_array_rows
 
 if TYPE_CHECKING:
     from isaaclab_contrib.physics.runtime.session import ManagerSession
     from isaaclab_contrib.physics.runtime.simulation_instance import SimulationInstance
 
-__all__ = ["ModelMethods"]
+__all__ = ["NOTIFIED_MODEL_ROWS", "ModelMethods"]
+
+NOTIFIED_MODEL_ROWS = frozenset({"body_com"})
+"""Model arrays :meth:`ModelMethods.write_model_rows` writes into the model only: the solvers' copies of them
+(a coupled solver's entry views, MuJoCo-Warp's model) are refreshed from the model by the notification the caller
+registers (``BODY_INERTIAL_PROPERTIES``) before the next step."""
 
 
 class ModelMethods:
@@ -43,7 +54,8 @@ class ModelMethods:
     @classmethod
     def write_model_rows(cls, array_name: str, rows: Any, columns: Sequence[int], values: Any) -> None:
         """Write ``values[i]`` into the model's ``array_name[rows[i], columns]`` (e.g. ``"tri_materials"``), and
-        into the solvers' own copies of it, in place.
+        into the solvers' own copies of it, in place (an array of :data:`NOTIFIED_MODEL_ROWS`: into the model only,
+        the notification the caller registers refreshes the copies).
 
         Raises:
             RuntimeError: No simulation is running, or the step program is being recorded (a callback cannot
@@ -52,6 +64,9 @@ class ModelMethods:
         session = cls._active()
         session.refuse_while_recording(f"{cls.__name__}.write_model_rows()")
         instance = cls._instance("write_model_rows()")
+        if array_name in NOTIFIED_MODEL_ROWS:
+            write_array_rows(wp.to_torch(getattr(instance.model, array_name)), rows, columns, values)
+            return
         instance.part.bound.write_model_rows(array_name, rows, columns, values)
 
     # ------------------------------------------------------------------ checkpoints
