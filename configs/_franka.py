@@ -52,6 +52,7 @@ __all__ = [
     "TcpIkTable",
     "Waypoint",
     "panda_cfg",
+    "panda_proxy_coupler",
     "pick_controller",
 ]
 
@@ -408,35 +409,16 @@ class FrankaPickSceneCfg(SceneBaseCfg):
 
     def coupler_cfg(self) -> CouplerProxyCfg:
         """The Panda (MuJoCo-Warp) mirrored into the object's VBD solver as proxy hand and fingers."""
-        hand = [f"{self.robot.selector()}/panda/panda_(hand|leftfinger|rightfinger)"]
-        return CouplerProxyCfg(
-            entries=[
-                self.entry_cfg(
-                    "robot",
-                    MJWarpSolverCfg(iterations=20, disable_contacts=True, use_mujoco_contacts=False),
-                    include_body_shapes=False,
+        return panda_proxy_coupler(
+            self,
+            ("robot", MJWarpSolverCfg(iterations=20, disable_contacts=True, use_mujoco_contacts=False)),
+            (
+                "object",
+                VBDSolverCfg(
+                    iterations=self.vbd_iterations,
+                    particle_enable_tile_solve=False,
+                    rigid_body_particle_contact_buffer_size=256,
                 ),
-                self.entry_cfg(
-                    "object",
-                    VBDSolverCfg(
-                        iterations=self.vbd_iterations,
-                        particle_enable_tile_solve=False,
-                        rigid_body_particle_contact_buffer_size=256,
-                    ),
-                ),
-            ],
-            proxies=[
-                CouplerProxyMappingCfg(
-                    source="robot",
-                    destination="object",
-                    bodies=hand,
-                    mass_scale=self.proxy_mass_scale,
-                    collision_pipeline=NewtonCollisionPipelineCfg(broad_phase="explicit"),
-                    collide_interval=1,
-                )
-            ],
-            model_cfg=NewtonModelCfg(
-                soft_contact_ke=self.contact_ke, soft_contact_kd=self.contact_kd, soft_contact_mu=self.contact_mu
             ),
         )
 
@@ -481,6 +463,36 @@ class FrankaPickSceneCfg(SceneBaseCfg):
             radius=self.hold_radius,
         )
         return [*super().checks(), lift.lifted, lift.held]
+
+
+def panda_proxy_coupler(
+    scene: Any, rigid: tuple[str, MJWarpSolverCfg], soft: tuple[str, VBDSolverCfg], iterations: int = 1
+) -> CouplerProxyCfg:
+    """The Franka scenes' coupling: the Panda in the MuJoCo-Warp entry ``rigid = (name, config)`` (its shapes not
+    selected), its hand and both fingers mirrored as proxies (``scene.proxy_mass_scale``, collided every
+    substep) into the VBD entry ``soft`` that owns the object; the soft contact's stiffness, damping and
+    friction from ``scene.contact_ke``, ``contact_kd`` and ``contact_mu``; *iterations* proxy iterations."""
+    hand = [f"{scene.robot.selector()}/panda/panda_(hand|leftfinger|rightfinger)"]
+    return CouplerProxyCfg(
+        entries=[
+            scene.entry_cfg(rigid[0], rigid[1], include_body_shapes=False),
+            scene.entry_cfg(soft[0], soft[1]),
+        ],
+        proxies=[
+            CouplerProxyMappingCfg(
+                source=rigid[0],
+                destination=soft[0],
+                bodies=hand,
+                mass_scale=scene.proxy_mass_scale,
+                collision_pipeline=NewtonCollisionPipelineCfg(broad_phase="explicit"),
+                collide_interval=1,
+            )
+        ],
+        iterations=iterations,
+        model_cfg=NewtonModelCfg(
+            soft_contact_ke=scene.contact_ke, soft_contact_kd=scene.contact_kd, soft_contact_mu=scene.contact_mu
+        ),
+    )
 
 
 _SCRIPTS: dict[int, PickScript] = {}

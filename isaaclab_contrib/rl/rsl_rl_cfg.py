@@ -73,25 +73,32 @@ class RslRlMlpModelCfg:
         return model
 
 
+def _per_layer(value: int | tuple[int, ...]) -> int | list[int]:
+    """An integer as is, a per-layer tuple as a list (rsl-rl's form)."""
+    return list(value) if isinstance(value, (list, tuple)) else value
+
+
 @configclass
 class RslRlCnnCfg:
     """The CNN encoder of one image group (``rsl_rl.modules.CNN``): convolutions, each followed by the activation
     (and optional normalization and max pooling), then an optional global pooling; the output is flattened.
 
-    One layer per entry of :attr:`output_channels`; :attr:`kernel_size`, :attr:`stride` and :attr:`dilation` apply
-    to every layer. With ``padding="zeros"`` a layer of stride ``s`` maps ``H`` pixels to ``ceil(H / s)``.
+    One layer per entry of :attr:`output_channels`; :attr:`kernel_size`, :attr:`stride` and :attr:`dilation` are one
+    value for every layer or a tuple of one value per layer. With ``padding="zeros"`` a layer of stride ``s`` maps
+    ``H`` pixels to ``ceil(H / s)``.
     """
 
     _ranges: ClassVar[dict[str, str]] = {"kernel_size": ">= 1", "stride": ">= 1", "dilation": ">= 1"}
+    _PER_LAYER: ClassVar[tuple[str, ...]] = ("kernel_size", "stride", "dilation")
 
     output_channels: list[int] = [16, 32]
     """Output channels of each convolution layer [count]."""
-    kernel_size: int = 3
-    """Kernel size of every convolution layer [pixels]."""
-    stride: int = 2
-    """Stride of every convolution layer [pixels]."""
-    dilation: int = 1
-    """Dilation of every convolution layer [pixels]."""
+    kernel_size: int | tuple[int, ...] = 3
+    """Kernel size of every convolution layer, or of each [pixels]."""
+    stride: int | tuple[int, ...] = 2
+    """Stride of every convolution layer, or of each [pixels]."""
+    dilation: int | tuple[int, ...] = 1
+    """Dilation of every convolution layer, or of each [pixels]."""
     padding: Literal["none", "zeros", "reflect", "replicate", "circular"] = "zeros"
     """Padding mode of the convolutions (``"none"``: no padding, each layer shrinks the image)."""
     norm: Literal["none", "batch", "layer"] = "none"
@@ -114,14 +121,24 @@ class RslRlCnnCfg:
             or any(isinstance(c, bool) or not isinstance(c, int) or c < 1 for c in channels)
         ):
             raise ValueError(f"{label}.output_channels must be a non-empty list of integers >= 1, got {channels!r}")
+        for name in self._PER_LAYER:
+            value = getattr(self, name)
+            values = list(value) if isinstance(value, (list, tuple)) else [value]
+            if any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in values):
+                raise ValueError(f"{label}.{name} must be an integer >= 1 or a tuple of them, got {value!r}")
+            if isinstance(value, (list, tuple)) and len(values) != len(channels):
+                raise ValueError(
+                    f"{label}.{name} has {len(values)} values for {len(channels)} layers (output_channels "
+                    f"{list(channels)!r}): give one value per layer, or one integer for all"
+                )
 
     def to_rsl_rl(self) -> dict[str, Any]:
         """The keyword arguments of ``rsl_rl.modules.CNN`` (the flattened output rsl-rl's CNN model needs)."""
         return {
             "output_channels": list(self.output_channels),
-            "kernel_size": self.kernel_size,
-            "stride": self.stride,
-            "dilation": self.dilation,
+            "kernel_size": _per_layer(self.kernel_size),
+            "stride": _per_layer(self.stride),
+            "dilation": _per_layer(self.dilation),
             "padding": self.padding,
             "norm": self.norm,
             "activation": self.activation,

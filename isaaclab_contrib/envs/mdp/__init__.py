@@ -6,6 +6,8 @@ from .actions import *  # noqa: F403
 from .commands import *  # noqa: F403
 from .coupling import *  # noqa: F403
 from .curriculums import *  # noqa: F403
+from .deformable import *  # noqa: F403
+from .deformable_commands import *  # noqa: F403
 from .events import *  # noqa: F403
 from .ik_action import *  # noqa: F403
 from .observations import *  # noqa: F403

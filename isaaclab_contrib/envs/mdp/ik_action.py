@@ -185,7 +185,9 @@ class DifferentialInverseKinematicsAction(BufferedActionTerm):
             self._target_pos[:] = command[:, :3]
             self._target_quat[:] = command[:, 3:] / command[:, 3:].norm(dim=-1, keepdim=True).clamp(min=1e-9)
 
-    def apply_actions(self) -> None:
+    def joint_position_targets(self) -> torch.Tensor:
+        """The joint position targets one IK step gives for the last processed command from the current state
+        [rad], ``[num_envs, len(joint_names)]`` (what :meth:`apply_actions` writes)."""
         pos, quat = self._ee_pose_b()
         jac = self._jacobian_b()
         if self.cfg.controller.command_type == "position":
@@ -193,9 +195,10 @@ class DifferentialInverseKinematicsAction(BufferedActionTerm):
         else:
             rot_error = _axis_angle_from_quat(quat_mul(self._target_quat, quat_conjugate(quat)))
             error = torch.cat([self._target_pos - pos, rot_error], dim=-1)
-        delta = self._solve(jac, error)
-        joint_pos = self._asset.data.joint_pos.torch[:, self._joint_ids]
-        self._asset.set_joint_position_target(joint_pos + delta, joint_ids=self._joint_ids)
+        return self._asset.data.joint_pos.torch[:, self._joint_ids] + self._solve(jac, error)
+
+    def apply_actions(self) -> None:
+        self._asset.set_joint_position_target(self.joint_position_targets(), joint_ids=self._joint_ids)
 
     def _solve(self, jac: torch.Tensor, error: torch.Tensor) -> torch.Tensor:
         method, p = self.cfg.controller.ik_method, self._ik_params

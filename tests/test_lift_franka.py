@@ -1,0 +1,168 @@
+"""Isaac Lab's deformable lift tasks (``configs/lift_franka.py``, ``lift_franka_camera.py``): every task builds with 2
+envs and steps with Isaac Lab's terms in its managers; the camera variants feed rsl-rl's CNN; the oracles (slow)
+bring the object's center within Isaac Lab's 5 cm success threshold of the command."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+import isaaclab_coupling_configs  # noqa: F401  (registers the tasks)
+from isaaclab_contrib.envs import ManagerBasedRLEnv
+from isaaclab_contrib.rl import RslRlVecEnvWrapper
+from isaaclab_contrib.rl.distributed import DistributedOnPolicyRunner
+from isaaclab_coupling_configs import lift_franka as lf
+from isaaclab_coupling_configs import lift_franka_camera as lfc
+from isaaclab_coupling_configs._lift_franka import LiftPPORunnerCfg
+
+DEFORMABLE_REWARDS = [
+    "reaching_deformable",
+    "lifting_deformable",
+    "deformable_goal_tracking",
+    "success_bonus",
+    "action_rate",
+]
+CABLE_REWARDS = ["reaching_cable", "lifting_cable", "cable_goal_tracking", "success_bonus", "action_rate"]
+TERMINATIONS = ["time_out", "object_out_of_bounds", "ee_below_table", "joint_vel_out_of_limit"]
+POLICY_TERMS = ["joint_pos", "joint_vel", "object_points", "target_object_position", "actions"]
+TASKS = {
+    lf.SOFT_TASK_ID: (lf.LiftSoftEnvCfg, DEFORMABLE_REWARDS, 20 * 3),
+    lf.CLOTH_TASK_ID: (lf.LiftClothEnvCfg, DEFORMABLE_REWARDS, 20 * 3),
+    lf.CABLE_TASK_ID: (lf.LiftCableEnvCfg, CABLE_REWARDS, lf.CABLE_SEGMENTS * 3),
+}
+
+
+def _cfg(cls, num_envs: int = 2):
+    cfg = cls(seed=0)
+    cfg.scene.num_envs = num_envs
+    return cfg
+
+
+@pytest.mark.parametrize(
+    "task_id",
+    [lf.SOFT_TASK_ID]
+    + [pytest.param(task, marks=pytest.mark.slow) for task in (lf.CLOTH_TASK_ID, lf.CABLE_TASK_ID)],  # ~10 s each
+)
+def test_each_task_builds_steps_and_holds_isaac_labs_terms(task_id):
+    cls, rewards, points = TASKS[task_id]
+    assert gym.spec(task_id).kwargs["env_cfg_entry_point"].endswith(cls.__name__)
+    env = ManagerBasedRLEnv(_cfg(cls))
+    try:
+        assert env.reward_manager.active_terms == rewards
+        assert env.termination_manager.active_terms == TERMINATIONS
+        assert env.observation_manager.active_terms["policy"] == POLICY_TERMS
+        assert env.event_manager.active_terms["reset"] == ["reset_arm", "reset_gripper", "reset_object"]
+        assert env.curriculum_manager.active_terms == ["gravity", "action_rate"]
+        assert env.command_manager.active_terms == ["object_pose"]
+        assert env.action_manager.active_terms == ["arm_action", "gripper_action"]
+        # 9 joint positions + 9 velocities + the points + the command (7) + the last actions (7 arm + 2 fingers).
+        assert env.observation_manager.group_obs_dim["policy"] == (9 + 9 + points + 7 + 9,)
+        assert env.step_dt == pytest.approx(4 / 120) and env.max_episode_length == 150
+        obs, _ = env.reset()
+        for _ in range(3):
+            obs, reward, *_ = env.step(torch.zeros(2, 9))
+        assert torch.isfinite(obs["policy"]).all() and torch.isfinite(reward).all()
+        # The gravity curriculum starts near zero (-1e-4, 9.81e-4 more per env step at a later reset).
+        gravity = env.manager.get_model().gravity.numpy()[..., 2]
+        assert ((gravity <= -1.0e-4 + 1e-7) & (gravity >= -1.0e-4 - 3 * 9.81e-4)).all()
+        command = env.command_manager.get_command("object_pose")[:, :3]
+        assert (
+            (command[:, 0] >= 0.4) & (command[:, 0] <= 0.6) & (command[:, 2] >= 0.25) & (command[:, 2] <= 0.5)
+        ).all()
+    finally:
+        env.close()
+
+
+def test_the_ik_preset_and_its_gripper_close_target():
+    cfg = lf.use_ik_actions(_cfg(lf.LiftSoftEnvCfg))
+    env = ManagerBasedRLEnv(cfg)
+    try:
+        assert env.action_manager.total_action_dim == 8  # pose (position and x, y, z, w) and the gripper
+        term = env.action_manager.get_term("gripper_action")
+        assert torch.equal(term._close, torch.full((2,), 0.01))
+    finally:
+        env.close()
+    cable = lf.use_ik_actions(_cfg(lf.LiftCableEnvCfg))
+    assert cable.actions.gripper_action.close_command_expr == {"panda_finger_joint.*": 0.0}
+    with pytest.raises(ValueError, match="ik_gripper_close"):
+        lf.LiftSoftEnvCfg(ik_gripper_close=0.05).validate()
+
+
+def test_the_arm_is_gravity_compensated_and_has_isaac_labs_armature():
+    """With the targets at the start pose the hand holds still (gravity off for the arm, as Isaac Lab's)."""
+    env = ManagerBasedRLEnv(_cfg(lf.LiftSoftEnvCfg, 1))
+    try:
+        env.curriculum_manager.cfg.gravity.params["initial_gravity"] = -9.81
+        env.reset()
+        robot = env.scene["robot"]
+        tcp = robot.find_bodies("panda_hand_tcp")[0][0]
+        before = robot.data.body_pos_w.torch[0, tcp].clone()
+        for _ in range(10):
+            env.step(torch.zeros(1, 9))
+        assert torch.norm(robot.data.body_pos_w.torch[0, tcp] - before) < 2e-3
+        model = env.manager.get_model()
+        armature = model.joint_armature.numpy()[:7]
+        assert np.allclose(armature, [0.6057, 0.6057, 0.4625, 0.4625, 0.2055, 0.2055, 0.2055])
+    finally:
+        env.close()
+
+
+def test_runner_settings_are_isaac_labs():
+    cfg = LiftPPORunnerCfg()
+    assert (cfg.num_steps_per_env, cfg.max_iterations) == (24, 3000)
+    assert cfg.actor.hidden_dims == [256, 128, 64] and cfg.actor.activation == "elu" and cfg.actor.obs_normalization
+    algo = cfg.algorithm
+    assert (algo.learning_rate, algo.gamma, algo.lam, algo.entropy_coef) == (1e-3, 0.98, 0.95, 0.006)
+    assert (algo.num_learning_epochs, algo.num_mini_batches, algo.clip_param, algo.desired_kl) == (5, 4, 0.2, 0.01)
+    camera = lfc.LiftCameraPPORunnerCfg()
+    assert camera.max_iterations == 5000 and camera.algorithm.learning_rate == 1e-4
+    assert camera.algorithm.num_mini_batches == 8 and camera.actor.cnn.kernel_size == (8, 4, 3)
+
+
+@pytest.mark.slow  # three camera envs and a training iteration: about a minute
+def test_camera_variants_build_step_and_train_a_cnn_on_the_image(tmp_path):
+    for kind, task_id in lfc.CAMERA_TASK_IDS.items():
+        cfg = gym.spec(task_id).kwargs["env_cfg_entry_point"]
+        module, name = cfg.split(":")
+        env_cfg = getattr(__import__(module, fromlist=[name]), name)(seed=0)
+        assert env_cfg.scene.num_envs == 128
+        env_cfg.scene.num_envs = 2
+        env = gym.make(task_id, cfg=env_cfg)
+        try:
+            vec = RslRlVecEnvWrapper(env)
+            obs = vec.get_observations()
+            assert set(obs.keys()) == {"policy", "proprio", "perception", "base_image"}
+            assert obs["base_image"].shape == (2, 3, 128, 128) and obs["proprio"].shape == (2, 18)
+            assert obs["policy"].shape == (2, 7 + 9)
+            if kind != "soft":
+                continue
+            image = obs["base_image"]
+            assert image.std() > 0.0  # the camera sees the scene, not a blank
+            runner_cfg = lfc.LiftCameraPPORunnerCfg(num_steps_per_env=2, max_iterations=1)
+            runner_cfg.check_obs_groups(vec)
+            runner = DistributedOnPolicyRunner(vec, runner_cfg.to_rsl_rl(), log_dir=str(tmp_path), device="cpu")
+            assert set(runner.alg.get_policy().cnns.keys()) == {"base_image"}
+            runner.learn(num_learning_iterations=1)
+        finally:
+            env.close()
+
+
+def _oracle_success(cls, oracle, num_envs: int = 16) -> float:
+    cfg = lf.use_ik_actions(_cfg(cls, num_envs))
+    cfg.curriculum.gravity.params["initial_gravity"] = -9.81  # the oracle is measured under full gravity
+    env = ManagerBasedRLEnv(cfg)
+    try:
+        obs, _ = env.reset()
+        act = oracle(env)
+        for _ in range(env.max_episode_length - 1):
+            obs, *_ = env.step(act(obs))
+        return float(env.command_manager.get_term("object_pose").metrics["success"].mean())
+    finally:
+        env.close()
+
+
+@pytest.mark.slow  # 16 envs for a whole episode
+def test_the_soft_oracle_lifts_the_beam_onto_the_command():
+    assert _oracle_success(lf.LiftSoftEnvCfg, lf.soft_oracle) >= 0.9
