@@ -39,7 +39,9 @@ ids on import (they register no scene): ``arm_press_cloth_task``
 center depth and the targets), and ``franka_lift_task`` (``Isaac-Lift-Soft-Franka-Direct-v0``,
 ``Isaac-Lift-Soft-Franka-Coarse-Direct-v0``, ``Isaac-Lift-Cloth-Franka-Direct-v0``) on the Franka scenes.
 Manager-based tasks (Isaac Lab's ``ManagerBasedRLEnvCfg``, terms from ``isaaclab_contrib.envs.mdp``):
-``arm_press_cloth_manager_task`` (``Isaac-Arm-Press-Cloth-v0``, the arm task term for term).
+``arm_press_cloth_manager_task`` (``Isaac-Arm-Press-Cloth-v0``, the arm task term for term), ``lift_franka``
+(Isaac Lab's ``Isaac-Lift-{Soft,Cloth,Cable}-Franka-v0``) and ``lift_franka_camera`` (their ``-Camera-v0``
+variants).
 ``scripts/train.py --task ID`` trains them with rsl-rl.
 
 The package ``isaaclab_contrib`` never imports this package.
