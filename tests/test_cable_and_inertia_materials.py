@@ -474,6 +474,7 @@ def test_inertial_and_gain_writes_refuse_by_name_and_write_nothing():
         link, arm = scene["link"], scene["arm"]
         model = manager.get_model()
         arrays = ("body_mass", "body_inertia", "body_inv_inertia", "body_com", "joint_target_ke", "joint_target_kd")
+        arrays += ("joint_armature",)
         before = {name: getattr(model, name).numpy().copy() for name in arrays}
         skew = torch.tensor([[1.0e-3, 2.0e-4, 0.0], [0.0, 1.0e-3, 0.0], [0.0, 0.0, 1.0e-3]])
         with pytest.raises(
@@ -500,6 +501,10 @@ def test_inertial_and_gain_writes_refuse_by_name_and_write_nothing():
             link.write_joint_stiffness_to_sim(torch.ones(2, 1), env_ids=[0])
         with pytest.raises(ValueError, match="joint 'hinge' is driven by an explicit actuator"):
             arm.write_joint_stiffness_to_sim(5.0)
+        with pytest.raises(IndexError, match=r"joint_ids must lie in \[0, 1\)"):  # before the bodies' mass is written
+            link.write_material_to_sim(mass=2.0, armature=0.1, joint_ids=[5])
+        with pytest.raises(IndexError, match="body_ids must lie in"):
+            link.write_material_to_sim(com=(0.1, 0.0, 0.0), body_ids=[3])
         for name in arrays:
             assert np.array_equal(getattr(model, name).numpy(), before[name]), name
 

@@ -258,10 +258,7 @@ class Articulation(BodyAsset):
                 f"{self._where()}: has no {field_name} to write (no joints, or the array is not allocated)"
             )
         env = self._env_index(env_ids)
-        if joint_ids is None or (isinstance(joint_ids, slice) and joint_ids == slice(None)):
-            joints = torch.arange(self.num_joints, device=self.torch_device)
-        else:
-            joints = self._index(joint_ids, self.num_joints, "joint_ids", "joints")
+        joints = self._index(joint_ids, self.num_joints, "joint_ids", "joints")
         values = self._values(value, (len(env), len(joints)), field_name.replace("joint_", "", 1), unit)
         return env, joints, values
 
@@ -345,10 +342,7 @@ class Articulation(BodyAsset):
         if not self.joint_names:
             raise ValueError(f"{where}: the articulation has no joints to drive")
         env = self._env_index(env_ids)
-        if joint_ids is None or (isinstance(joint_ids, slice) and joint_ids == slice(None)):
-            joints = torch.arange(self.num_joints, device=self.torch_device)
-        else:
-            joints = self._index(joint_ids, self.num_joints, "joint_ids", "joints")
+        joints = self._index(joint_ids, self.num_joints, "joint_ids", "joints")
         shape = (len(env), len(joints))
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             value = torch.full(shape, float(value), device=self.torch_device)
@@ -390,16 +384,18 @@ class Articulation(BodyAsset):
         entries' copies), with no rebuild and no new recording.
 
         Raises:
-            KeyError / ValueError: as :meth:`BodyAsset.write_material_to_sim`; nothing is written then.
+            KeyError / ValueError: as :meth:`BodyAsset.write_material_to_sim`. IndexError: *joint_ids* out of
+            range. Nothing is written then.
         """
-        joints = {name: values.pop(name) for name in self.JOINT_MATERIAL_FIELDS if name in values}
+        joint_values = {name: values.pop(name) for name in self.JOINT_MATERIAL_FIELDS if name in values}
         env = self._env_index(env_ids)
-        checked = self._material_values(env, joints, self.JOINT_MATERIAL_FIELDS)
+        checked = self._material_values(env, joint_values, self.JOINT_MATERIAL_FIELDS)
+        joints = self._index(joint_ids, self.num_joints, "joint_ids", "joints")  # checked before the bodies' write
         if values:
             super().write_material_to_sim(env_ids=env_ids, body_ids=body_ids, **values)  # checks its own fields first
         if not checked:
             return
-        dofs = self._dof_rows.index[env][:, slice(None) if joint_ids is None else list(joint_ids)]
+        dofs = self._dof_rows.index[env][:, joints]
         for name, value in checked.items():
             array = "joint_armature" if name == "armature" else "joint_friction"
             self._manager.write_model_rows(

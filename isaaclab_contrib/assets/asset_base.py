@@ -262,12 +262,14 @@ class AssetBase:
     # ------------------------------------------------------------------ checked inputs
     def _env_index(self, env_ids: Any) -> torch.Tensor:
         """*env_ids* as a long tensor on the device (``None`` / ``slice(None)``: every instance); checked."""
-        if env_ids is None or (isinstance(env_ids, slice) and env_ids == slice(None)):
-            return torch.arange(self._num, device=self.torch_device)
         return self._index(env_ids, self._num, "env_ids", "envs")
 
     def _index(self, ids: Any, size: int, arg: str, what: str) -> torch.Tensor:
+        """*ids* (of *size* items: envs, bodies, joints) as a long tensor on the device, checked (integers in range,
+        none repeated); ``None`` or a slice selects as a slice does (``None``: all)."""
         where = f"{self._where()}: {arg}"
+        if ids is None:
+            ids = slice(None)
         if isinstance(ids, slice):
             return torch.arange(size, device=self.torch_device)[ids]
         if isinstance(ids, (int, np.integer)) and not isinstance(ids, (bool, np.bool_)):

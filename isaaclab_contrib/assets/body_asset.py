@@ -301,10 +301,7 @@ class BodyAsset(AssetBase):
         """
         where = f"{self._where()}.write_material_to_sim"
         env = self._env_index(env_ids)
-        if body_ids is None or (isinstance(body_ids, slice) and body_ids == slice(None)):
-            columns = torch.arange(self.num_bodies, device=self.torch_device)
-        else:
-            columns = self._index(body_ids, self.num_bodies, "body_ids", "bodies")
+        columns = self._index(body_ids, self.num_bodies, "body_ids", "bodies")
         tensors = {name: values.pop(name) for name in self._TENSOR_FIELDS if name in values}
         checked = self._material_values(env, values, self.BODY_MATERIAL_FIELDS)
         if "mass" in checked and (checked["mass"] <= 0).any():
