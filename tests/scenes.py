@@ -12,6 +12,25 @@ CLOTH_DIM = 8  # cells per side -> (CLOTH_DIM + 1) ** 2 particles
 CLOTH_PARTICLES = (CLOTH_DIM + 1) ** 2
 
 
+def add_grain_grid(builder: newton.ModelBuilder) -> None:
+    """A 5 x 5 x 3 block of grains (5 cm apart, 2.5 cm radius, 0.2 kg each) from (-0.1, -0.1, 0.05) m, for an
+    implicit-MPM entry."""
+    builder.add_particle_grid(
+        pos=wp.vec3(-0.1, -0.1, 0.05),
+        rot=wp.quat_identity(),
+        vel=wp.vec3(0.0),
+        dim_x=5,
+        dim_y=5,
+        dim_z=3,
+        cell_x=0.05,
+        cell_y=0.05,
+        cell_z=0.05,
+        mass=0.2,
+        jitter=0.0,
+        radius_mean=0.025,
+    )
+
+
 def add_small_cloth(builder: newton.ModelBuilder, *, cells: int, height: float) -> None:
     """A light pinned cloth labelled ``Cloth`` (the second entry of the small coupled test scenes)."""
     add_pinned_cloth(

@@ -8,6 +8,7 @@ pristine start: ``sim.reset()`` then three env steps.
 import numpy as np
 import pytest
 import warp as wp
+from scenes import add_grain_grid
 
 from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg, NewtonCouplerManager
 from isaaclab_contrib.physics import MPMSolverCfg, NewtonCfg, SimulationCfg, SimulationContext, SteelSolverCfg
@@ -47,20 +48,7 @@ def _start(coupled: bool) -> SimulationContext:
     builder = NewtonCouplerManager.create_builder()
     builder.add_ground_plane()
     builder.begin_world()
-    builder.add_particle_grid(
-        pos=wp.vec3(-0.1, -0.1, 0.05),
-        rot=wp.quat_identity(),
-        vel=wp.vec3(0.0),
-        dim_x=5,
-        dim_y=5,
-        dim_z=3,
-        cell_x=0.05,
-        cell_y=0.05,
-        cell_z=0.05,
-        mass=0.2,
-        jitter=0.0,
-        radius_mean=0.025,
-    )
+    add_grain_grid(builder)
     body = builder.add_body(
         xform=wp.transform((0.0, 0.0, 0.4), wp.quat_identity()), label="/World/envs/env_0/Tool/body"
     )

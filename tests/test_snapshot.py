@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 import warp as wp
+from scenes import add_grain_grid
 
 from isaaclab_contrib.coupling import CouplerEntryCfg, CouplerProxyCfg, CouplerProxyMappingCfg, NewtonCouplerManager
 from isaaclab_contrib.envs import ManagerBasedRLEnv, mdp
@@ -176,20 +177,7 @@ def _box_scene(solver_cfg, grains: bool):
     builder.add_ground_plane()
     builder.begin_world()
     if grains:
-        builder.add_particle_grid(
-            pos=wp.vec3(-0.1, -0.1, 0.05),
-            rot=wp.quat_identity(),
-            vel=wp.vec3(0.0),
-            dim_x=5,
-            dim_y=5,
-            dim_z=3,
-            cell_x=0.05,
-            cell_y=0.05,
-            cell_z=0.05,
-            mass=0.2,
-            jitter=0.0,
-            radius_mean=0.025,
-        )
+        add_grain_grid(builder)
     body = builder.add_body(
         xform=wp.transform((0.0, 0.0, 0.3 if grains else 0.0395), wp.quat_identity()),
         label="/World/envs/env_0/Tool/body",
