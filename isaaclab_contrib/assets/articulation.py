@@ -236,6 +236,30 @@ class Articulation(BodyAsset):
         data._add("joint_acc", own(torch.zeros(n, self.num_joints, device=dev)))
         self._prev_joint_vel = data.joint_vel.torch.clone()
 
+    # ------------------------------------------------------------------ raw simulation arrays (for kernels)
+    def joint_coordinate_ids(self) -> np.ndarray:
+        """Index of every joint column into Newton's coordinate arrays (``state.joint_q``,
+        ``control.joint_target_q``), ``[num_instances, num_joints]`` int64: for Warp kernels that read or write
+        the joints inside the captured physics step."""
+        if not self.joint_names:
+            raise ValueError(f"{self._where()}: has no joints")
+        return self._coord_rows.ids.copy()
+
+    def simulation_array(self, field_name: str) -> wp.array:
+        """The whole flat Newton array behind the joint field *field_name* (``"joint_pos"``: ``state.joint_q``,
+        ``"joint_pos_target"``: ``control.joint_target_q``, ...), the same memory the manager steps; index it with
+        :meth:`joint_coordinate_ids` (coordinate fields). For kernels inside the captured physics step.
+
+        Raises:
+            KeyError: Not a joint field this articulation has (the message lists those it has).
+        """
+        flats = getattr(self, "_joint_flat", {})
+        if field_name not in flats:
+            raise KeyError(f"{self._where()}: no joint field {field_name!r}; it has {sorted(flats)}")
+        holder_name, array, _ = _JOINT_SOURCES[field_name]
+        holder = self._state if holder_name == "state" else self._control
+        return getattr(holder, array)
+
     # ------------------------------------------------------------------ names
     def find_joints(
         self, name_keys: str | list[str], joint_subset: list[str] | None = None, preserve_order: bool = False

@@ -1,12 +1,15 @@
 """Joint action terms (Isaac Lab's names, configs and semantics): the policy's action becomes joint targets or
-efforts of an articulation, written before the env step (the same values hold in every physics step of it)."""
+efforts of an articulation, written before the env step (the same values hold in every physics step of it);
+the relative joint position targets are taken anew in every physics step, as in Isaac Lab."""
 
 from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
 import torch
+import warp as wp
 
 from isaaclab_contrib.managers import ActionTerm, ActionTermCfg
 from isaaclab_contrib.utils.configclass import MISSING, configclass
@@ -111,21 +114,51 @@ class JointPositionAction(JointAction):
         self._asset.set_joint_position_target(self.processed_actions, joint_ids=self._joint_ids)
 
 
-class RelativeJointPositionAction(JointAction):
-    """Joint position targets relative to the joint positions at the start of the env step.
+@wp.kernel
+def _relative_position_targets(
+    joint_q: wp.array(dtype=wp.float32),
+    coords: wp.array2d(dtype=wp.int32),
+    offsets: wp.array2d(dtype=wp.float32),
+    joint_target_q: wp.array(dtype=wp.float32),
+):
+    env, k = wp.tid()
+    i = coords[env, k]
+    joint_target_q[i] = joint_q[i] + offsets[env, k]
 
-    Isaac Lab adds the offset to the current positions in every physics step; here the physics steps of one env
-    step run as one captured program, so the target is taken once, from the positions the step starts from.
+
+class RelativeJointPositionAction(JointAction):
+    """Joint position targets relative to the current joint positions, Isaac Lab's semantics: in every physics
+    step the target is the joint positions that step starts from plus ``raw * scale`` (then the clip).
+
+    The term runs inside the captured physics program (:attr:`~ActionTerm.apply_in_physics_step`): one Warp
+    kernel per physics step reads ``state.joint_q`` and writes ``control.joint_target_q`` of the selected joints.
+    It runs after the actuator stage, so implicit drives (the solver's own PD) see the new target in the same
+    physics step and an explicit actuator one physics step later.
     """
+
+    apply_in_physics_step: ClassVar[bool] = True
 
     def __init__(self, cfg: RelativeJointPositionActionCfg, env: ManagerBasedEnv):
         super().__init__(cfg, env)
         if cfg.use_zero_offset:
             self._offset = 0.0
+        asset = self._asset
+        columns = np.arange(asset.num_joints)[self._joint_ids]
+        coords = asset.joint_coordinate_ids()[:, columns]
+        device = env.manager.get_device()
+        self._coords = wp.array(coords.astype(np.int32), dtype=wp.int32, device=device)
+        self._offsets = wp.from_torch(self._processed_actions)
+        self._joint_q = asset.simulation_array("joint_pos")
+        self._joint_target_q = asset.simulation_array("joint_pos_target")
 
     def apply_actions(self) -> None:
-        current = self._asset.data.joint_pos.torch[:, self._joint_ids]
-        self._asset.set_joint_position_target(current + self.processed_actions, joint_ids=self._joint_ids)
+        wp.launch(
+            _relative_position_targets,
+            dim=tuple(self._coords.shape),
+            inputs=[self._joint_q, self._coords, self._offsets],
+            outputs=[self._joint_target_q],
+            device=self._coords.device,
+        )
 
 
 class JointEffortAction(JointAction):
