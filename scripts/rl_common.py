@@ -296,15 +296,28 @@ def oracle_for(task: str, env):
 
 
 def reference_returns(task: str, env, episodes: int, seed: int) -> dict:
-    """Mean returns of the random policy and of the task's oracle (``None`` without one) on the same episodes."""
+    """Mean returns of the random policy and of the task's oracle (``None`` without one) on the same episodes.
+
+    Each is evaluated from the same checkpoint of the env (``save_state`` / ``restore_state`` where the env has
+    them, as the manager-based envs do), and the env is put back afterwards: the evaluations advance no
+    curriculum (their step counter is the env's), so both meet the env in the state it was in when called and
+    leave it so (``train.py`` calls this after training, where the trained policy is evaluated next).
+    """
     from isaaclab_contrib.rl import evaluate_policy, random_policy
 
     unwrapped = env.unwrapped
-    returns = {"random_return": evaluate_policy(unwrapped, random_policy(unwrapped, seed), episodes, seed=seed)["mean"]}
+    checkpoint = unwrapped.save_state() if hasattr(unwrapped, "save_state") else None
+
+    def evaluate(policy) -> float:
+        try:
+            return evaluate_policy(unwrapped, policy, episodes, seed=seed)["mean"]
+        finally:
+            if checkpoint is not None:
+                unwrapped.restore_state(checkpoint)
+
+    returns = {"random_return": evaluate(random_policy(unwrapped, seed))}
     oracle = oracle_for(task, unwrapped)
-    returns["oracle_return"] = (
-        None if oracle is None else evaluate_policy(unwrapped, oracle, episodes, seed=seed)["mean"]
-    )
+    returns["oracle_return"] = None if oracle is None else evaluate(oracle)
     return returns
 
 

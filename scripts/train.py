@@ -271,13 +271,6 @@ def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) 
             "processes": world,
             "total_envs": num_envs * world,
         }
-        result.update(_mean_over_processes(reference_returns(args.task, env, episodes, agent_cfg.seed), context))
-        count = episodes * num_envs * world
-        if main_process:
-            print(f"[train] random policy: mean return {result['random_return']:.2f} over {count} episodes")
-            if result["oracle_return"] is not None:
-                print(f"[train] scripted oracle: mean return {result['oracle_return']:.2f} over {count} episodes")
-
         unwrapped.reset(seed=agent_cfg.seed)
         vec_env = RslRlVecEnvWrapper(env, clip_actions=agent_cfg.clip_actions)
         if record:
@@ -322,6 +315,14 @@ def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) 
         result["train_seconds"] = train_seconds
         result["env_steps"] = agent_cfg.max_iterations * samples_per_iteration
 
+        # The references and the trained policy meet the env in the same state (the one training left: a
+        # curriculum's progress included); reference_returns puts the env back after each of its evaluations.
+        result.update(_mean_over_processes(reference_returns(args.task, env, episodes, agent_cfg.seed), context))
+        count = episodes * num_envs * world
+        if main_process:
+            print(f"[train] random policy: mean return {result['random_return']:.2f} over {count} episodes")
+            if result["oracle_return"] is not None:
+                print(f"[train] scripted oracle: mean return {result['oracle_return']:.2f} over {count} episodes")
         policy = runner.get_inference_policy(device=device)
         policy = clipped_policy(policy_function(policy, num_envs), agent_cfg.clip_actions)  # as in training
         trained = evaluate_policy(unwrapped, policy, episodes, seed=agent_cfg.seed)

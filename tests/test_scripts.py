@@ -368,3 +368,34 @@ def test_training_script_trains_a_manager_based_task_with_overrides_resume_and_p
     override = "env.rewards.action_rate.weight=-0.25"
     played = play.main([*common[:-2], "--checkpoint", str(run / "model_0.pt"), "--no_export", override])
     assert played["policy_return"] == pytest.approx(result["trained_return"], abs=1e-4)
+
+
+def test_reference_returns_leave_a_manager_based_env_as_they_found_it():
+    """The random and oracle references are evaluated from one checkpoint and put the env back: its step counter
+    (which curricula read) and its simulation state are the same after them."""
+    import torch
+    from rl_common import make_env, reference_returns
+
+    from isaaclab_coupling_configs.arm_press_cloth_manager_task import TASK_ID, ArmPressClothManagerEnvCfg
+
+    cfg = ArmPressClothManagerEnvCfg()
+    cfg.scene.num_envs = 2
+    cfg.episode_length_s = 0.2
+    env = make_env(TASK_ID, cfg)
+    try:
+        unwrapped = env.unwrapped
+        unwrapped.reset(seed=0)
+        for _ in range(3):
+            unwrapped.step(torch.zeros(2, unwrapped.action_manager.total_action_dim))
+        counter = unwrapped.common_step_counter
+        before = unwrapped.manager.save_state()
+        returns = reference_returns(TASK_ID, env, episodes=1, seed=0)
+        assert returns["oracle_return"] is not None and returns["oracle_return"] != returns["random_return"]
+        assert unwrapped.common_step_counter == counter == 3
+        after = unwrapped.manager.save_state()
+        assert after.arrays.keys() == before.arrays.keys()
+        changed = [k for k, v in before.arrays.items() if after.arrays[k].tobytes() != v.tobytes()]  # bitwise
+        assert changed == []
+    finally:
+        env.close()
+

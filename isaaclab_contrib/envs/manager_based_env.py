@@ -232,8 +232,11 @@ class ManagerBasedEnv:
                 f"{type(self).__name__}.restore_state: the checkpoint is of another env (e.g. {wrong[:3]})"
             )
         self.manager.restore_state(state["simulation"])
-        for path, value in state["tensors"].items():
-            tensors[path].copy_(value)
+        # Steps run under torch.inference_mode() (policy evaluation, rsl-rl's rollouts) may have replaced some of
+        # the env's tensors with inference tensors, which take an in-place copy only inside that mode.
+        with torch.inference_mode():
+            for path, value in state["tensors"].items():
+                tensors[path].copy_(value)
         self._sim_step_counter, self.common_step_counter = state["counters"]
         torch_state, numpy_state, python_state = state["random"]
         torch.set_rng_state(torch_state)
