@@ -78,6 +78,7 @@ __all__ = [
     "FrankaLiftSoftEnvCfg",
     "FrankaLiftVerticalEnv",
     "cloth_oracle_policy",
+    "coarse_oracle_policy",
     "oracle_policy",
 ]
 
@@ -126,6 +127,8 @@ class FrankaLiftEnvCfg(CoupledDirectEnvCfg):
         "workspace_high": "any",
         "target_height_range": ">= 0",
         "penetration_penalty": ">= 0",
+        "success_weight": ">= 0",
+        "success_threshold": "> 0",
     }
 
     sim: SimulationCfg = SimulationCfg(dt=FRAME_DT, device="cpu", physics=NewtonCfg(num_substeps=SUBSTEPS))
@@ -166,6 +169,11 @@ class FrankaLiftEnvCfg(CoupledDirectEnvCfg):
     reaches far from the target, so a policy that lifts too high still feels where the target is."""
     goal_coarse_std: float = 0.3
     """Width of the coarse goal reward [m]."""
+    success_weight: float = 0.0
+    """Weight of the success bonus (Isaac Lab's ``success_bonus``): paid per env step while the lifted part's rise
+    is within :attr:`success_threshold` of the target (only while lifted); ``0``: off."""
+    success_threshold: float = 0.02
+    """How close the rise must be to the target for the success bonus [m]."""
     lift_threshold: float = 0.02
     """Rise above rest that counts as lifted [m]."""
     action_rate_penalty: float = 0.01
@@ -238,6 +246,8 @@ class FrankaLiftSoftCoarseEnvCfg(FrankaLiftEnvCfg):
     scene: FrankaLiftSoftSceneCfg = _coarse_block_scene()
     workspace_high: tuple[float, float, float] = (0.65, 0.15, 0.26)
     """Upper corner of the work box, env frame [m]: 4 cm over the highest target."""
+    success_weight: float = 20.0
+    """Isaac Lab's success bonus weight: paid per env step while the block's rise is within 2 cm of the target."""
 
 
 @configclass
@@ -382,12 +392,14 @@ class FrankaLiftEnv(CoupledDirectEnv):
         error = (m["rise"] - self.target_height).abs()
         goal = lifted * (1.0 - torch.tanh(error / cfg.goal_std))
         goal_coarse = lifted * (1.0 - torch.tanh(error / cfg.goal_coarse_std))
+        success = lifted * (error < cfg.success_threshold).float()
         reward = (
             cfg.reach_weight * reach
             + cfg.grasp_weight * grasp
             + cfg.lift_weight * lifting
             + cfg.goal_weight * goal
             + cfg.goal_coarse_weight * goal_coarse
+            + cfg.success_weight * success
             - cfg.action_rate_penalty * self.action_rate
             - cfg.action_limit_penalty * (self.action_excess**2).sum(dim=-1)
         )
@@ -436,7 +448,11 @@ class FrankaLiftVerticalEnv(FrankaLiftEnv):
 
 
 def oracle_policy(
-    env: FrankaLiftEnv, close_height: float = 0.05, close_steps: int = 12, hover: float = 0.05
+    env: FrankaLiftEnv,
+    close_height: float = 0.05,
+    close_steps: int = 12,
+    hover: float = 0.05,
+    rise_gain: float = 0.0,
 ) -> Callable[[Any], torch.Tensor]:
     """A scripted pick with privileged knowledge; returns ``obs -> actions``.
 
@@ -445,6 +461,10 @@ def oracle_policy(
     point and less than *close_height* [m] above it; *close_steps* env steps after that raise the command to
     the grasp point plus the target rise and hold it. Every move runs at the action's full rate. Its mean
     return is the reference return.
+
+    With *rise_gain* > 0 the lift is closed on the measured rise instead: each env step the command moves by
+    ``rise_gain * (target - rise)`` (at most the action's rate), so the object, which hangs below the fingers,
+    comes to rest at the target itself rather than the command.
     """
     cfg = env.cfg
     dev = env.torch_device
@@ -461,7 +481,11 @@ def oracle_policy(
         closed_for.add_((near | (closed_for > 0)).long())
         closing = closed_for > 0
         lifting = closed_for > close_steps
-        desired[lifting, 2] = grasp[2] + env.target_height[lifting]
+        if rise_gain > 0.0:
+            to_go = env.target_height - env.measurements()["rise"]
+            desired[lifting, 2] = command[lifting, 2] + rise_gain * to_go[lifting]
+        else:
+            desired[lifting, 2] = grasp[2] + env.target_height[lifting]
         move = ((desired - command) / cfg.action_scale).clamp(-1.0, 1.0)
         gripper = torch.where(closing, 1.0, -1.0).unsqueeze(-1)
         if isinstance(env, FrankaLiftVerticalEnv):
@@ -476,6 +500,12 @@ def cloth_oracle_policy(env: FrankaLiftEnv) -> Callable[[Any], torch.Tensor]:
     closes once there (not on the way down) and lifts 36 env steps (1.2 s) later, when the pads have gathered
     the fold (with 24 steps one of two envs lost the corner)."""
     return oracle_policy(env, close_height=0.001, close_steps=36)
+
+
+def coarse_oracle_policy(env: FrankaLiftEnv) -> Callable[[Any], torch.Tensor]:
+    """:func:`oracle_policy` for the coarse task: the lift closed on the measured rise (``rise_gain`` 0.5), so the
+    block itself rests at the target and earns the success bonus."""
+    return oracle_policy(env, rise_gain=0.5)
 
 
 @configclass
@@ -523,7 +553,7 @@ register_task(
     env_class=FrankaLiftVerticalEnv,
     env_cfg_class=FrankaLiftSoftCoarseEnvCfg,
     runner_cfg_class=FrankaLiftSoftCoarsePPORunnerCfg,
-    oracle=oracle_policy,
+    oracle=coarse_oracle_policy,
 )
 register_task(
     CLOTH_TASK_ID,
