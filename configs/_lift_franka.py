@@ -369,6 +369,9 @@ def lift_oracle(
     integral: float = 0.3,
     yaw: float = 0.0,
     min_height: float = -math.inf,
+    floor_gain: float = 0.0,
+    arrive: float | None = None,
+    carry_speed: float | None = None,
 ):
     """A scripted pick through the ``ik`` preset's math, with privileged state: over the grasp point, down, close,
     then carry the object's center to the command.
@@ -376,11 +379,14 @@ def lift_oracle(
     Phases by env step of the episode (30 Hz): 0-34 over the grasp point (*hover* above it; the point as the
     episode starts), 35-59 down to it,
     60-74 close, then the tool center point goes to ``command + (tcp - center)`` (the offset measured at every
-    step, so that the object's center, not the hand, lands on the command). The commanded point moves toward each
-    phase's goal at *speed* [m/s] at most (the arm's joints stay under their velocity limits), the hand turns
-    from its start orientation to pointing down over the first :data:`TURN_STEPS` env steps, and the point leads by
-    *lead* times the remaining tracking error plus *integral* times its running sum (clamped to 15 cm): the
-    damped IK step (lambda 0.6) covers only part of the error per step.
+    step, so that the object's center, not the hand, lands on the command). With *arrive*, an env starts closing
+    once its tool center point is within *arrive* of the grasp point (at step 100 at the latest) and carries 15
+    steps later, its integral restarted (what it summed while the hand pressed down would jerk the object up).
+    The commanded point moves toward each phase's goal at *speed* [m/s] at most (the arm's joints stay under
+    their velocity limits), the hand turns from its start orientation to pointing down over the first
+    :data:`TURN_STEPS` env steps, and the point leads by *lead* times the remaining tracking error plus *integral*
+    times its running sum (clamped to 15 cm): the damped IK step (lambda 0.6) covers only part of the error per
+    step.
 
     Works with either action preset: with the ``ik`` preset it returns the pose and the gripper command; with the
     ``joint`` preset it turns the IK step's joint targets into relative joint actions (clipped to [-1, 1]) and the
@@ -397,6 +403,11 @@ def lift_oracle(
         min_height: Lowest commanded height of the tool center point [m] (default: no floor; the lead and the
             integral push the hand down onto the object, which the beam's grasp needs: a floor of 0.01 m took its
             success from 15 to 9 of 16 envs).
+        floor_gain: With *min_height*, the floor sinks below it by *floor_gain* times the tool center point's
+            height over it [dimensionless]: the hand is pulled down fast while high and eased onto the floor.
+        arrive: Distance of the tool center point from the grasp point at which an env starts closing [m]
+            (``None``: at step 60, whatever the distance).
+        carry_speed: Largest speed of the commanded point while it carries the object [m/s] (``None``: *speed*).
         yaw: Turn of the hand about the vertical from fingers opening along y [rad] (``pi / 2``: along x).
     """
     term = env.action_manager.get_term("arm_action")
@@ -418,7 +429,9 @@ def lift_oracle(
     commanded = torch.zeros(env.num_envs, 3, device=env.device)
     start_quat = torch.zeros(env.num_envs, 4, device=env.device)
     bias = torch.zeros(env.num_envs, 3, device=env.device)
+    close_at = torch.full((env.num_envs,), 60, dtype=torch.long, device=env.device)
     step = speed * env.step_dt
+    carry_step = (speed if carry_speed is None else carry_speed) * env.step_dt
 
     def to_base(points_w: torch.Tensor) -> torch.Tensor:
         root_pos, root_quat = robot.data.root_pos_w.torch, robot.data.root_quat_w.torch
@@ -437,15 +450,23 @@ def lift_oracle(
         orientation = orientation / orientation.norm(dim=-1, keepdim=True)
         above = grasp + torch.tensor([0.0, 0.0, hover], device=env.device)
         goal = torch.where((t < 35).unsqueeze(-1), above, grasp)
+        if arrive is not None:
+            close_at.copy_(torch.where(t == 0, 100, close_at))
+            arrived = (t >= 35) & ((tcp - grasp).norm(dim=-1) < arrive) & (t < close_at)
+            close_at.copy_(torch.where(arrived, t, close_at))
         carry = env.command_manager.get_command("object_pose")[:, :3] + tcp - to_base(object_center(env))
-        goal = torch.where((t >= 75).unsqueeze(-1), carry, goal)
+        goal = torch.where((t >= close_at + 15).unsqueeze(-1), carry, goal)
         move = goal - commanded
-        commanded.add_(move * (step / move.norm(dim=-1, keepdim=True).clamp(min=step)))
+        rate = torch.where((t >= close_at + 15).unsqueeze(-1), carry_step, step)
+        commanded.add_(move * (rate / torch.maximum(move.norm(dim=-1, keepdim=True), rate)))
         error = commanded - tcp
-        bias.copy_(torch.where(start, torch.zeros_like(bias), (bias + integral * error).clamp(-0.15, 0.15)))
+        restart = start if arrive is None else start | (t == close_at + 15).unsqueeze(-1)
+        bias.copy_(torch.where(restart, torch.zeros_like(bias), (bias + integral * error).clamp(-0.15, 0.15)))
         target = commanded + lead * error + bias
-        target[:, 2].clamp_(min=min_height)
-        close = t >= 60
+        if math.isfinite(min_height):
+            floor = min_height - floor_gain * (tcp[:, 2] - min_height).clamp(min=0.0)
+            target[:, 2] = torch.maximum(target[:, 2], floor)
+        close = t >= close_at
         pose = torch.cat([target, orientation], dim=-1)
         if ik_preset:
             return torch.cat([pose, torch.where(close, -1.0, 1.0).unsqueeze(-1)], dim=-1)

@@ -14,6 +14,7 @@ from isaaclab_contrib.scenes import (
     GroundPlaneCfg,
     InitialStateCfg,
     PinnedClothCfg,
+    ShapeMaterialCfg,
     SoftBlockCfg,
 )
 from isaaclab_contrib.utils.configclass import configclass
@@ -156,3 +157,5 @@ class LiftCableSceneCfg(LiftFrankaSceneCfg):
     def __post_init__(self) -> None:
         if self.table is None:
             self.table = GroundPlaneCfg(entry="cable", friction=0.01)
+        # Isaac Lab's cable preset sets the default shape material (friction 10), which the Panda's shapes take too.
+        self.robot.spawn.material = ShapeMaterialCfg(mu=10.0)

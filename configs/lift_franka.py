@@ -290,7 +290,16 @@ class LiftCableEnvCfg(LiftSoftEnvCfg):
 
 def use_ik_actions(cfg: Any) -> Any:
     """*cfg* with Isaac Lab's ``ik`` action preset (the fingers closing to ``cfg.ik_gripper_close``); returns
-    *cfg*."""
+    *cfg*.
+
+    Raises:
+        TypeError: *cfg* is not the config of one of the lift tasks (it has no ``ik_gripper_close``).
+    """
+    if not hasattr(cfg, "ik_gripper_close"):
+        raise TypeError(
+            f"use_ik_actions: {type(cfg).__name__} is not a lift task's env config (LiftSoftEnvCfg, LiftClothEnvCfg, "
+            "LiftCableEnvCfg or their camera variants): it has no ik_gripper_close"
+        )
     actions = LiftIkActionsCfg()
     actions.gripper_action.close_command_expr = {"panda_finger_joint.*": cfg.ik_gripper_close}
     cfg.actions = actions
@@ -309,8 +318,21 @@ def cloth_oracle(env: ManagerBasedRLEnv):
 
 
 def cable_oracle(env: ManagerBasedRLEnv):
-    """Close on the middle segment, carry it to the command."""
-    return lift_oracle(env, middle_segment, middle_segment)
+    """Close on the middle segment 3 mm under its axis once the hand is there, carry it to the command at 0.3 m/s.
+
+    The tool center point must come within millimetres of the table (the capsule is 1 cm thick, the pads must
+    reach under its equator) without passing under it, where ``ee_below_table`` ends the episode: the hand is eased
+    onto a floor 1 mm over the table (``floor_gain``) and closes on arrival (``arrive``)."""
+    low = torch.tensor([0.0, 0.0, -0.003], device=env.device)
+    return lift_oracle(
+        env,
+        lambda e: middle_segment(e) + low,
+        middle_segment,
+        speed=0.3,
+        min_height=0.001,
+        floor_gain=2.0,
+        arrive=0.008,
+    )
 
 
 for _task_id, _cfg, _oracle in (

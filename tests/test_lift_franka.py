@@ -88,6 +88,8 @@ def test_the_ik_preset_and_its_gripper_close_target():
     assert cable.actions.gripper_action.close_command_expr == {"panda_finger_joint.*": 0.0}
     with pytest.raises(ValueError, match="ik_gripper_close"):
         lf.LiftSoftEnvCfg(ik_gripper_close=0.05).validate()
+    with pytest.raises(TypeError, match="not a lift task's env config"):
+        lf.use_ik_actions(LiftPPORunnerCfg())
 
 
 def test_the_arm_is_gravity_compensated_and_has_isaac_labs_armature():
@@ -107,6 +109,35 @@ def test_the_arm_is_gravity_compensated_and_has_isaac_labs_armature():
         assert np.allclose(armature, [0.6057, 0.6057, 0.4625, 0.4625, 0.2055, 0.2055, 0.2055])
     finally:
         env.close()
+
+
+def test_the_relative_joint_action_takes_its_target_in_every_physics_step():
+    """Isaac Lab's semantics: one env step of 4 physics steps moves the arm exactly as 4 env steps of one physics
+    step each with the same action (the target is the current positions plus the offset in every physics step)."""
+    action = torch.tensor([[1.0, -1.0, 0.5, -0.5, 1.0, 1.0, -1.0, 0.0, 0.0]])
+    trajectories = []
+    for decimation, steps in ((4, 1), (1, 4)):
+        cfg = _cfg(lf.LiftSoftEnvCfg, 1)
+        cfg.decimation = decimation
+        env = ManagerBasedRLEnv(cfg)
+        try:
+            assert env.action_manager.get_term("arm_action").apply_in_physics_step
+            env.reset()
+            robot = env.scene["robot"]
+            start = robot.data.joint_pos.torch[0, :7].clone()
+            for _ in range(steps):
+                env.step(action)
+            trajectories.append((start, robot.data.joint_pos.torch[0, :7].clone()))
+            # Between env steps the target is the positions the last physics step started from plus 0.03 * a.
+            target = robot.data.joint_pos_target.torch[0, :7]
+            assert torch.all((target - start) * action[0, :7] > 0.0)
+        finally:
+            env.close()
+    (start_4, end_4), (start_1, end_1) = trajectories
+    assert torch.equal(start_4, start_1)
+    assert torch.equal(end_4, end_1)
+    pulled = action[0, :7] != 0
+    assert torch.all((end_4 - start_4)[pulled] * action[0, :7][pulled] > 0.0)  # each joint follows its pull
 
 
 def test_runner_settings_are_isaac_labs():
