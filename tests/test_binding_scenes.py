@@ -205,6 +205,7 @@ def tool_in_sand_builder(cfg: CouplerProxyCfg, add_tool_shape) -> newton.ModelBu
     return builder
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_mpm_entry_collides_with_a_convex_hull_tool(device):
     """A Steel frustum (convex hull shape) dropped into an in-place MPM sand bed is held by the sand."""
     cfg = tool_in_sand_cfg(VOXEL)

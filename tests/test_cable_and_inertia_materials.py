@@ -339,6 +339,7 @@ def test_cable_material_refusals_write_nothing():
         sim.clear_instance()
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_cable_bend_written_in_one_env_moves_as_a_build_and_sags_less(recordings):  # noqa: F811
     """Env 1's bend stiffness and damping and stretch damping written after the start: it moves bitwise as a
     build with those values in its config (the written rows equal the build's), env 0 keeps the config's, and
@@ -386,6 +387,7 @@ def _box_scene(num_envs: int, com=None) -> BoxOnGroundSceneCfg:
     return cfg
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_box_com_per_env_matches_builds_and_tips_the_box_toward_it(recordings):  # noqa: F811
     """A box's center of mass written per env after the start (MuJoCo-Warp keeps its own copy, refreshed by the
     notification): each env moves as a build with that center of mass, which got the same notification (it
@@ -433,6 +435,7 @@ def test_link_inertia_written_in_one_env_moves_as_a_build_and_falls_slower(recor
     assert 0.0 < fall[1] < 0.7 * fall[0], fall
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_link_com_per_env_matches_builds_and_a_longer_lever_sags_more(recordings):  # noqa: F811
     coms = [(0.05, 0.0, 0.0), (0.15, 0.0, 0.0), (0.3, 0.0, 0.0)]
     write = lambda scene: scene["link"].write_material_to_sim(com=torch.tensor(coms))  # noqa: E731
@@ -446,6 +449,7 @@ def test_link_com_per_env_matches_builds_and_a_longer_lever_sags_more(recordings
 
 
 # ---------------------------------------------------------------------- implicit drive gains
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_implicit_drive_gains_per_env_match_builds_and_a_stiffer_drive_sags_less(recordings):  # noqa: F811
     """The implicit drive's stiffness and damping written per env (MuJoCo-Warp's actuator gains come from the
     model's joint_target_ke / kd through the notification): each env moves as a build with those gains in its

@@ -70,6 +70,7 @@ def admm_run(scene, device):
     return (scene, *simulate(scene, BoxOnClothSceneCfg(coupling="admm").coupler_cfg(), device)[:2])
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_admm_box_comes_to_rest_on_cloth(device):
     check_rests_on_cloth(*admm_run(BoxOnClothSceneCfg(num_envs=1), device))
 

@@ -63,6 +63,7 @@ def test_newtons_indexed_copy_cannot_be_recorded_on_the_cpu():
             loop.step()
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_gathered_control_copy_captures_and_replays_bitwise_like_eager_stepping(device):
     eager_model, cfg = ant_model(device)
     graph_model, _ = ant_model(device)

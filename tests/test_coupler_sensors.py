@@ -183,8 +183,8 @@ class _BoxRuns(dict):
         return self[coupling]
 
 
-COUPLINGS = ["admm", pytest.param("proxy", marks=pytest.mark.slow)]
-"""The box-on-cloth runs' couplings: the proxy run is a second 90-step recording, kept out of the default set."""
+COUPLINGS = [pytest.param("admm", marks=pytest.mark.slow), pytest.param("proxy", marks=pytest.mark.slow)]
+"""The box-on-cloth runs' couplings: 90-step recordings each (about 50 s on a 2-core CPU), in the slow tier."""
 
 
 @pytest.fixture(scope="module")
@@ -208,6 +208,7 @@ def test_a_box_resting_on_the_cloth_reads_its_weight_per_env(box_runs, coupling)
     assert wrench[1, 2] > 1.9 * wrench[0, 2]  # the heavier box's row reads its own weight
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_the_force_on_the_cloth_particles_is_the_reaction_on_the_box(box_runs):
     # Newton's third law through the same ADMM rows: the force on the cloth particles from the box is minus the
     # force on the box, env by env and step by step (its particles default to every cloth particle).
@@ -360,6 +361,7 @@ def test_captured_equals_eager_bitwise_with_the_sensors_on(make, device):
     assert np.any(captured["wrench"] != 0.0)
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_the_sensors_leave_the_physics_bitwise_unchanged(device):
     states = []
     for sensors in (True, False):
@@ -432,6 +434,7 @@ def test_entries_that_do_not_interact_and_foreign_bodies_are_named_at_reset(devi
     sim.clear_instance()
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_sensors_added_after_reset_are_captured_and_a_failed_one_leaves_nothing(device):
     sim = begin(admm(iterations=2), envs([box_on_cloth(m) for m in MASSES]), device)
     depth = M.add_penetration_sensor("cloth", "box")

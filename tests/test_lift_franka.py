@@ -92,6 +92,7 @@ def test_the_ik_preset_and_its_gripper_close_target():
         lf.use_ik_actions(LiftPPORunnerCfg())
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_the_arm_is_gravity_compensated_and_has_isaac_labs_armature():
     """With the targets at the start pose the hand holds still (gravity off for the arm, as Isaac Lab's)."""
     env = ManagerBasedRLEnv(_cfg(lf.LiftSoftEnvCfg, 1))
@@ -111,6 +112,7 @@ def test_the_arm_is_gravity_compensated_and_has_isaac_labs_armature():
         env.close()
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_the_relative_joint_action_takes_its_target_in_every_physics_step():
     """Isaac Lab's semantics: one env step of 4 physics steps moves the arm exactly as 4 env steps of one physics
     step each with the same action (the target is the current positions plus the offset in every physics step)."""

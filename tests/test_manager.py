@@ -181,6 +181,7 @@ def _run_with_host_stage(device, *, graph: bool, host: bool, env_steps: int = 12
     return mode, state
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_a_stage_that_is_not_graph_safe_runs_eagerly_and_the_physics_stays_identical(device):
     mode_graph, captured = _run_with_host_stage(device, graph=True, host=False)
     mode_partial, partial = _run_with_host_stage(device, graph=True, host=True)

@@ -41,6 +41,7 @@ def _cloth(field: str, value: float):
     return lambda cfg: setattr(cfg.cloth, field, value)
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_cloth_stiffness_per_env_matches_builds_and_orders_the_sag(recordings):  # noqa: F811
     write = lambda s: s["cloth"].write_material_to_sim(stiffness=torch.tensor(STIFFNESS))  # noqa: E731
     written = _run(_cloth("stiffness", 1000.0), write, recordings)

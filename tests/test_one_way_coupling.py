@@ -113,6 +113,7 @@ def _run(device: str, *, one_way: bool, density: float, cloth_z: float = 0.2, st
     return np.array(pusher), np.array(cloth)
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_one_way_the_robot_feels_no_reaction(device):
     pusher, cloth = _run(device, one_way=True, density=100.0)
     free, _ = _run(device, one_way=False, density=100.0, cloth_z=-1.0)  # the cloth far below: no contact

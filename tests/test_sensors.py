@@ -149,6 +149,7 @@ def test_union_is_allocated_once_before_capture_and_subsets_share_arrays(device)
     np.testing.assert_allclose(M.imu_accelerometer(imu).numpy()[:, 2], G, rtol=0.02)
 
 
+@pytest.mark.slow  # kept out of the 5-minute default set
 def test_imu_on_entries_without_body_qdd_fails_early_naming_sensor_kind_and_entries(device):
     sim = begin(coupler(SteelSolverCfg()), device)
     M.add_imu_sensor(r".*/GroundBox/body/imu")

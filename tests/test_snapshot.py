@@ -36,7 +36,9 @@ def _states(manager, steps: int, sim) -> np.ndarray:
     return np.stack(rows)
 
 
-@pytest.mark.parametrize("scene", [PressClothSceneCfg, BoxOnClothAdmmSceneCfg], ids=["proxy", "admm"])
+@pytest.mark.parametrize(
+    "scene", [PressClothSceneCfg, pytest.param(BoxOnClothAdmmSceneCfg, marks=pytest.mark.slow)], ids=["proxy", "admm"]
+)
 def test_save_step_restore_step_repeats_bitwise_and_through_a_file(scene, tmp_path):
     sim = launch(scene(num_envs=2), SIM)
     manager = sim.physics_manager
