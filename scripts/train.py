@@ -7,8 +7,8 @@ the name taken gets ``-1``, ``-2``... after the time, so runs never share a fold
 tensorboard log and checkpoints (``model_<it>.pt``), the exported policy (``exported/policy.pt``
 TorchScript and ``exported/policy.onnx``), the learning curve ``learning_curve.png`` and
 ``result.json``: the mean return of the random policy, of the task's scripted oracle (when it has one)
-and of the trained policy (deterministic) on the same number of whole episodes, and the training wall
-time.
+and of the trained policy (deterministic) on the same number of whole episodes, all three evaluated after
+training from the same state of the env (a curriculum's progress included), and the training wall time.
 
 Everything that can fail fast is checked before the env is built: the task id, every number, the
 seed, ``--run_name`` and ``--experiment_name`` (one folder name each), the log root (a writable folder),
