@@ -370,6 +370,7 @@ def lift_oracle(
     yaw: float = 0.0,
     min_height: float = -math.inf,
     floor_gain: float = 0.0,
+    align: float = 0.0,
     arrive: float | None = None,
     carry_speed: float | None = None,
 ):
@@ -405,6 +406,9 @@ def lift_oracle(
             success from 15 to 9 of 16 envs).
         floor_gain: With *min_height*, the floor sinks below it by *floor_gain* times the tool center point's
             height over it [dimensionless]: the hand is pulled down fast while high and eased onto the floor.
+        align: With *min_height*, until the gripper closes the floor rises by *align* times the tool center
+            point's horizontal distance from the grasp point [dimensionless]: a hand that lags sideways is held
+            up instead of pressing on the table beside the object.
         arrive: Distance of the tool center point from the grasp point at which an env starts closing [m]
             (``None``: at step 60, whatever the distance).
         carry_speed: Largest speed of the commanded point while it carries the object [m/s] (``None``: *speed*).
@@ -465,6 +469,9 @@ def lift_oracle(
         target = commanded + lead * error + bias
         if math.isfinite(min_height):
             floor = min_height - floor_gain * (tcp[:, 2] - min_height).clamp(min=0.0)
+            if align > 0.0:
+                aside = (tcp[:, :2] - grasp[:, :2]).norm(dim=-1)
+                floor = torch.where(t < close_at, floor + align * aside, floor)
             target[:, 2] = torch.maximum(target[:, 2], floor)
         close = t >= close_at
         pose = torch.cat([target, orientation], dim=-1)

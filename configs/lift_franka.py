@@ -318,11 +318,12 @@ def cloth_oracle(env: ManagerBasedRLEnv):
 
 
 def cable_oracle(env: ManagerBasedRLEnv):
-    """Close on the middle segment 3 mm under its axis once the hand is there, carry it to the command at 0.3 m/s.
+    """Close on the middle segment 3 mm under its axis once the hand is there, carry it to the command at 0.4 m/s.
 
     The tool center point must come within millimetres of the table (the capsule is 1 cm thick, the pads must
     reach under its equator) without passing under it, where ``ee_below_table`` ends the episode: the hand is eased
-    onto a floor 1 mm over the table (``floor_gain``) and closes on arrival (``arrive``)."""
+    onto a floor 1 mm over the table (``floor_gain``), held up while it lags sideways (``align``) and closes on
+    arrival (``arrive``)."""
     low = torch.tensor([0.0, 0.0, -0.003], device=env.device)
     return lift_oracle(
         env,
@@ -331,7 +332,9 @@ def cable_oracle(env: ManagerBasedRLEnv):
         speed=0.3,
         min_height=0.001,
         floor_gain=2.0,
+        align=1.0,
         arrive=0.008,
+        carry_speed=0.4,
     )
 
 

@@ -398,4 +398,3 @@ def test_reference_returns_leave_a_manager_based_env_as_they_found_it():
         assert changed == []
     finally:
         env.close()
-
