@@ -414,6 +414,12 @@ def lift_oracle(
         carry_speed: Largest speed of the commanded point while it carries the object [m/s] (``None``: *speed*).
         yaw: Turn of the hand about the vertical from fingers opening along y [rad] (``pi / 2``: along x).
     """
+    gains = {"hover": hover, "speed": speed, "lead": lead, "integral": integral, "floor_gain": floor_gain}
+    gains |= {"align": align, "arrive": arrive, "carry_speed": carry_speed}
+    for name, value in gains.items():
+        positive = name in ("speed", "arrive", "carry_speed")
+        if value is not None and not (math.isfinite(value) and (value > 0.0 if positive else value >= 0.0)):
+            raise ValueError(f"lift_oracle: {name} must be finite and {'> 0' if positive else '>= 0'}, got {value!r}")
     term = env.action_manager.get_term("arm_action")
     ik_preset = isinstance(term, mdp.DifferentialInverseKinematicsAction)
     if ik_preset:

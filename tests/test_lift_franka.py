@@ -15,7 +15,7 @@ from isaaclab_contrib.rl import RslRlVecEnvWrapper
 from isaaclab_contrib.rl.distributed import DistributedOnPolicyRunner
 from isaaclab_coupling_configs import lift_franka as lf
 from isaaclab_coupling_configs import lift_franka_camera as lfc
-from isaaclab_coupling_configs._lift_franka import LiftPPORunnerCfg
+from isaaclab_coupling_configs._lift_franka import LiftPPORunnerCfg, lift_oracle
 
 DEFORMABLE_REWARDS = [
     "reaching_deformable",
@@ -218,3 +218,13 @@ def test_the_cable_slides_out_of_the_grip_with_isaac_labs_10_vbd_iterations():
     assert cfg.scene.vbd_iterations == 30
     cfg.scene.vbd_iterations = 10
     assert _oracle_success_of(cfg, lf.cable_oracle) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("align", -1.0), ("floor_gain", float("nan")), ("speed", 0.0), ("arrive", -0.01), ("carry_speed", float("inf"))],
+)
+def test_lift_oracle_refuses_a_negative_or_non_finite_option_by_name(option, value):
+    """Checked before the env is touched: nothing is built for a refused script."""
+    with pytest.raises(ValueError, match=f"lift_oracle: {option} must be finite"):
+        lift_oracle(None, None, None, **{option: value})
