@@ -17,6 +17,7 @@ import replay_demos
 from isaaclab_contrib.utils.datasets import HDF5DatasetFileHandler
 
 
+@pytest.mark.slow  # ~9 s; the dataset and reset_to refusals stay in the default set
 def test_record_replay_and_the_file_layout(tmp_path):
     path = tmp_path / "arm.hdf5"
     result = record_demos.main(["--num_demos", "2", "--num_envs", "2", "--dataset_file", str(path), "--seed", "4"])

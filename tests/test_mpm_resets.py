@@ -63,7 +63,9 @@ def _grains() -> np.ndarray:
     return NewtonCouplerManager.get_state_0().particle_q.numpy().copy()
 
 
-@pytest.mark.parametrize("coupled", [False, True], ids=["mpm", "tool_in_sand"])
+@pytest.mark.parametrize(
+    "coupled", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["mpm", "tool_in_sand"]
+)  # tool_in_sand ~3 s
 def test_a_reset_of_the_only_env_is_a_full_reset_and_clears_the_grain_history(coupled):
     sim = _start(coupled)
     for _ in range(3):

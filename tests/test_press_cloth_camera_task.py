@@ -105,6 +105,7 @@ def test_the_image_shows_the_pressed_cloth_and_actions_reach_the_physics(device)
         env.close()
 
 
+@pytest.mark.slow  # the arm task's twin stays in the default set
 def test_auto_reset_touches_exactly_the_finished_env(device):
     actions = torch.rand(14, N, 1, generator=torch.Generator().manual_seed(2)) * 2 - 1
     # Env 1 is 6 steps from its time limit: it truncates at step 6 and restarts.

@@ -65,6 +65,7 @@ def test_ant_lands_in_the_hammock(device):
     assert torso < height + 0.25  # it fell onto it (the torso starts 0.25 m above the hammock)
 
 
+@pytest.mark.slow  # ~5 s; the proxy box on cloth (test_construction) stays in the default set
 def test_box_presses_into_cloth_through_proxy(device):
     scene = BoxOnClothSceneCfg(num_envs=2)
     body_q, particle_q = run_scene("box_on_cloth", scene, frames=45, device=device)

@@ -77,6 +77,7 @@ def test_one_env_restored_alone_leaves_the_others_untouched():
         sim.clear_instance()
 
 
+@pytest.mark.slow  # ~5 s: builds two simulations
 def test_a_snapshot_of_another_simulation_is_refused_by_name(tmp_path):
     sim = launch(PressClothSceneCfg(num_envs=2), SIM)
     snapshot = sim.physics_manager.save_state()
