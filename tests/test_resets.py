@@ -115,6 +115,7 @@ def test_masked_and_full_resets_of_a_multi_env_mpm_scene(device):
     assert np.isfinite(NewtonCouplerManager.get_state_0().particle_q.numpy()).all()
 
 
+@pytest.mark.slow  # ~3 s; test_mpm_resets keeps an MPM reset in the default set
 def test_a_shared_mpm_grid_refuses_a_masked_reset_before_writing_anything(device):
     scene = ToolInSandSceneCfg(num_envs=2)
     coupler = scene.coupler_cfg()

@@ -76,6 +76,7 @@ def test_deformables_are_owned_by_prim_path_regex():
         UsdDeformablesCfg(asset_path=STAGE, root_path="/").particle_count()
 
 
+@pytest.mark.slow  # ~3 s; test_usd keeps a stage write-back in the default set
 def test_written_back_stage_reopens_with_the_deformed_points(tmp_path, device):
     scene = UsdClothOnRobotSceneCfg(num_envs=1)
     sim = launch(scene, SimulationCfg(dt=1.0 / 60.0, device=device, physics=NewtonCfg(decimation=1, num_substeps=8)))
