@@ -25,6 +25,7 @@ from isaaclab_contrib.managers import (
     SceneEntityCfg,
     TerminationTermCfg,
 )
+from isaaclab_contrib.managers.manager_base import check_finite_number
 from isaaclab_contrib.physics import (
     ImplicitActuatorCfg,
     MJWarpSolverCfg,
@@ -414,12 +415,17 @@ def lift_oracle(
         carry_speed: Largest speed of the commanded point while it carries the object [m/s] (``None``: *speed*).
         yaw: Turn of the hand about the vertical from fingers opening along y [rad] (``pi / 2``: along x).
     """
-    gains = {"hover": hover, "speed": speed, "lead": lead, "integral": integral, "floor_gain": floor_gain}
-    gains |= {"align": align, "arrive": arrive, "carry_speed": carry_speed}
-    for name, value in gains.items():
-        positive = name in ("speed", "arrive", "carry_speed")
-        if value is not None and not (math.isfinite(value) and (value > 0.0 if positive else value >= 0.0)):
-            raise ValueError(f"lift_oracle: {name} must be finite and {'> 0' if positive else '>= 0'}, got {value!r}")
+    checks = [("hover", hover, ">= 0"), ("speed", speed, "> 0"), ("lead", lead, ">= 0"), ("integral", integral, ">= 0")]
+    checks += [("floor_gain", floor_gain, ">= 0"), ("align", align, ">= 0"), ("yaw", yaw, "any")]
+    checks += [
+        (name, value, "> 0") for name, value in (("arrive", arrive), ("carry_speed", carry_speed)) if value is not None
+    ]
+    for name, value, bound in checks:
+        value = check_finite_number(value, f"lift_oracle: {name}")
+        if (bound == ">= 0" and value < 0.0) or (bound == "> 0" and value <= 0.0):
+            raise ValueError(f"lift_oracle: {name} must be finite and {bound}, got {value!r}")
+    if min_height != -math.inf:
+        check_finite_number(min_height, "lift_oracle: min_height (a height or -inf)")
     term = env.action_manager.get_term("arm_action")
     ik_preset = isinstance(term, mdp.DifferentialInverseKinematicsAction)
     if ik_preset:

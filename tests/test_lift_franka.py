@@ -228,3 +228,17 @@ def test_lift_oracle_refuses_a_negative_or_non_finite_option_by_name(option, val
     """Checked before the env is touched: nothing is built for a refused script."""
     with pytest.raises(ValueError, match=f"lift_oracle: {option} must be finite"):
         lift_oracle(None, None, None, **{option: value})
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "error", "match"),
+    [
+        ("align", "1", TypeError, "lift_oracle: align must be a real number"),
+        ("speed", None, TypeError, "lift_oracle: speed must be a real number"),
+        ("yaw", float("nan"), ValueError, "lift_oracle: yaw must be finite"),
+        ("min_height", float("nan"), ValueError, r"lift_oracle: min_height \(a height or -inf\) must be finite"),
+    ],
+)
+def test_lift_oracle_refuses_a_wrong_type_or_a_nan_angle_or_height_by_name(option, value, error, match):
+    with pytest.raises(error, match=match):
+        lift_oracle(None, None, None, **{option: value})
