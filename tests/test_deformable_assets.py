@@ -58,7 +58,7 @@ def test_cable_asset_mass_labels_and_ownership():
     assert model.body_mass.numpy()[:8] == pytest.approx([1400.0 * capsule] * 8, rel=1e-4)
 
 
-@pytest.mark.slow  # ~4 s of cable settling
+@pytest.mark.slow  # ~4 s of cable settling; CI's slow tier runs it (no cheaper twin in the default set)
 def test_cable_dropped_on_the_ground_comes_to_rest_lying_on_it(device):
     scene = CableOnGroundSceneCfg(num_envs=1)
     sim = launch(scene, SimulationCfg(dt=1.0 / 60.0, device=device, physics=NewtonCfg(decimation=1, num_substeps=8)))

@@ -220,7 +220,6 @@ def assert_bitwise_equal(ours: dict[str, np.ndarray], theirs: dict[str, np.ndarr
         np.testing.assert_array_equal(ours[name], value, err_msg=f"{name}: max abs difference {diff}")
 
 
-@pytest.mark.slow  # ~8 s; test_newton_parity keeps plain-Newton parity in the default set
 def test_kinematic_arm_on_cloth_matches_plain_newton_bitwise(device):  # ~8 s on a 2-core CPU
     if device != "cpu":
         pytest.skip("bitwise parity is a CPU property (sequential kernels)")

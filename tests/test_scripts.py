@@ -19,7 +19,6 @@ from isaaclab_coupling_configs.ant_on_hammock import AntOnHammockSceneCfg
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 
-@pytest.mark.slow  # ~5 s: a whole scene job with its USD and image
 def test_main_job_default_scene_writes_usda_and_png(tmp_path, capsys):
     result = run.main(["--frames", "3", "--output", str(tmp_path), "--no-video"])
     out = capsys.readouterr().out
