@@ -334,8 +334,10 @@ class LiftPPORunnerCfg(RslRlOnPolicyRunnerCfg):
     num_envs: int = 2048
     num_steps_per_env: int = 24
     max_iterations: int = 3000
-    save_interval: int = 100
-    clip_actions: float | None = 1.0
+    save_interval: int = 50
+    clip_actions: float | None = None
+    """As Isaac Lab's: the policy's actions reach the env unclipped (the ``joint`` preset's relative targets move a
+    joint at about 0.36 rad/s per unit of action on joints 1-4; a clip at 1 would cap the arm there)."""
     actor: RslRlMlpModelCfg = RslRlMlpModelCfg(hidden_dims=[256, 128, 64], activation="elu", obs_normalization=True)
     critic: RslRlMlpModelCfg = RslRlMlpModelCfg(hidden_dims=[256, 128, 64], activation="elu", obs_normalization=True)
     algorithm: RslRlPpoAlgorithmCfg = RslRlPpoAlgorithmCfg(
@@ -374,6 +376,7 @@ def lift_oracle(
     align: float = 0.0,
     arrive: float | None = None,
     carry_speed: float | None = None,
+    joint_action_limit: float = 4.0,
 ):
     """A scripted pick through the ``ik`` preset's math, with privileged state: over the grasp point, down, close,
     then carry the object's center to the command.
@@ -391,7 +394,7 @@ def lift_oracle(
     step.
 
     Works with either action preset: with the ``ik`` preset it returns the pose and the gripper command; with the
-    ``joint`` preset it turns the IK step's joint targets into relative joint actions (clipped to [-1, 1]) and the
+    ``joint`` preset it turns the IK step's joint targets into relative joint actions (clipped to *joint_action_limit*) and the
     finger opening into the limits-rescaled action.
 
     Args:
@@ -414,9 +417,15 @@ def lift_oracle(
             (``None``: at step 60, whatever the distance).
         carry_speed: Largest speed of the commanded point while it carries the object [m/s] (``None``: *speed*).
         yaw: Turn of the hand about the vertical from fingers opening along y [rad] (``pi / 2``: along x).
+        joint_action_limit: With the ``joint`` preset, the largest relative joint action sent [dimensionless; times
+            the preset's scale, 0.03 rad]. The preset's PD drive moves a joint at about stiffness x scale x action /
+            damping: at 1 (the policy's usual range) 0.36 rad/s on joints 1-4, too slow for the phases above (the
+            hand closed 6 cm over the beam); at 4, 1.4 rad/s, under the joints' 2.175 rad/s limit. Like the
+            policy's, the actions are not clipped by the env (the runner's ``clip_actions`` is ``None``).
     """
     checks = [("hover", hover, ">= 0"), ("speed", speed, "> 0"), ("lead", lead, ">= 0"), ("integral", integral, ">= 0")]
     checks += [("floor_gain", floor_gain, ">= 0"), ("align", align, ">= 0"), ("yaw", yaw, "any")]
+    checks += [("joint_action_limit", joint_action_limit, "> 0")]
     checks += [
         (name, value, "> 0") for name, value in (("arrive", arrive), ("carry_speed", carry_speed)) if value is not None
     ]
@@ -433,7 +442,7 @@ def lift_oracle(
     else:
         ik_cfg = LiftIkActionsCfg().arm_action
         ik = ik_cfg.class_type(ik_cfg, env)
-    close_to = 0.01
+    close_to = float(getattr(env.cfg, "ik_gripper_close", 0.01))
     gripper = env.action_manager.get_term("gripper_action")
     if isinstance(gripper, mdp.BinaryJointPositionAction):
         close_to = float(gripper._close[0])
@@ -491,7 +500,8 @@ def lift_oracle(
             return torch.cat([pose, torch.where(close, -1.0, 1.0).unsqueeze(-1)], dim=-1)
         ik.process_actions(pose)
         q = robot.data.joint_pos.torch[:, ik._joint_ids]
-        arm = ((ik.joint_position_targets() - q) / env.cfg.actions.arm_action.scale).clamp(-1.0, 1.0)
+        arm = (ik.joint_position_targets() - q) / env.cfg.actions.arm_action.scale
+        arm = arm.clamp(-joint_action_limit, joint_action_limit)
         fingers = gripper._joint_ids
         limits = robot.data.soft_joint_pos_limits.torch[:, fingers]
         opening = torch.where(close, close_to, 0.04).unsqueeze(-1)
