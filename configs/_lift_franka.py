@@ -394,8 +394,9 @@ def lift_oracle(
     step.
 
     Works with either action preset: with the ``ik`` preset it returns the pose and the gripper command; with the
-    ``joint`` preset it turns the IK step's joint targets into relative joint actions (clipped to *joint_action_limit*) and the
-    finger opening into the limits-rescaled action.
+    ``joint`` preset it turns the IK step's joint targets into relative joint actions (clipped to
+    *joint_action_limit*) and the finger opening (closed: the task's ``ik_gripper_close``) into the limits-rescaled
+    action.
 
     Args:
         env: The env.
