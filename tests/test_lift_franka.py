@@ -209,6 +209,18 @@ def test_the_soft_oracle_lifts_the_beam_onto_the_command():
     assert _oracle_success(lf.LiftSoftEnvCfg, lf.soft_oracle) >= 0.9
 
 
+@pytest.mark.slow  # two episodes of 16 envs
+def test_the_soft_oracle_closes_below_the_beams_center_where_a_center_grasp_lets_beams_slip():
+    """Seed 2's commands and arm starts: closing on the beam's center lifted 14 of 16 beams onto the command (the
+    hand lags above its target, the pads held the beam's upper part); ``soft_oracle`` closes 1 cm lower."""
+    cfg = lf.LiftSoftEnvCfg(seed=2)
+    cfg.scene.num_envs = 16
+    assert _oracle_success_of(cfg, lf.soft_oracle) >= 15 / 16
+    center = lf.LiftSoftEnvCfg(seed=2)
+    center.scene.num_envs = 16
+    assert _oracle_success_of(center, lambda env: lift_oracle(env, lf.object_com, lf.object_com)) < 1.0
+
+
 @pytest.mark.slow  # two episodes of 8 envs
 def test_the_soft_oracle_lifts_the_beam_through_the_joint_preset_with_actions_beyond_one():
     """The ``joint`` preset (what a policy trains with) caps a joint at about 0.36 rad/s per unit of relative
