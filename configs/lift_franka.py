@@ -307,6 +307,13 @@ def use_ik_actions(cfg: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------- oracles
+def _below(point: Any, depth: float, env: ManagerBasedRLEnv):
+    """``e -> point(e)`` lowered by *depth* [m] along the world's z: an oracle's grasp point under the point it
+    carries (the offset made once, not at every step)."""
+    offset = torch.tensor([0.0, 0.0, -depth], device=env.device)
+    return lambda e: point(e) + offset
+
+
 def soft_oracle(env: ManagerBasedRLEnv):
     """Close 1 cm under the beam's center, carry the center to the command.
 
@@ -314,13 +321,12 @@ def soft_oracle(env: ManagerBasedRLEnv):
     center point ended the closing 0.7-2.7 cm above it, the pads on the beam's upper part, and a beam slipped out
     now and then (15, 14, 14 and 15 of 16 envs on seeds 0-3, ``ik`` preset); 1 cm lower: 16 of 16 on each (2 cm
     lower: 15 on seeds 0 and 3)."""
-    below = torch.tensor([0.0, 0.0, -0.01], device=env.device)
-    return lift_oracle(env, lambda e: object_com(e) + below, object_com)
+    return lift_oracle(env, _below(object_com, 0.01, env), object_com)
 
 
 def cloth_oracle(env: ManagerBasedRLEnv):
     """Push the cloth's middle down between the supports, pinch the fold, carry it to the command."""
-    return lift_oracle(env, lambda e: object_com(e) - torch.tensor([0.0, 0.0, 0.01], device=e.device), object_com)
+    return lift_oracle(env, _below(object_com, 0.01, env), object_com)
 
 
 def cable_oracle(env: ManagerBasedRLEnv):
@@ -330,10 +336,9 @@ def cable_oracle(env: ManagerBasedRLEnv):
     reach under its equator) without passing under it, where ``ee_below_table`` ends the episode: the hand is eased
     onto a floor 1 mm over the table (``floor_gain``), held up while it lags sideways (``align``) and closes on
     arrival (``arrive``)."""
-    low = torch.tensor([0.0, 0.0, -0.003], device=env.device)
     return lift_oracle(
         env,
-        lambda e: middle_segment(e) + low,
+        _below(middle_segment, 0.003, env),
         middle_segment,
         speed=0.3,
         min_height=0.001,

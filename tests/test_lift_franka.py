@@ -34,8 +34,8 @@ TASKS = {
 }
 
 
-def _cfg(cls, num_envs: int = 2):
-    cfg = cls(seed=0)
+def _cfg(cls, num_envs: int = 2, seed: int = 0):
+    cfg = cls(seed=seed)
     cfg.scene.num_envs = num_envs
     return cfg
 
@@ -213,11 +213,8 @@ def test_the_soft_oracle_lifts_the_beam_onto_the_command():
 def test_the_soft_oracle_closes_below_the_beams_center_where_a_center_grasp_lets_beams_slip():
     """Seed 2's commands and arm starts: closing on the beam's center lifted 14 of 16 beams onto the command (the
     hand lags above its target, the pads held the beam's upper part); ``soft_oracle`` closes 1 cm lower."""
-    cfg = lf.LiftSoftEnvCfg(seed=2)
-    cfg.scene.num_envs = 16
-    assert _oracle_success_of(cfg, lf.soft_oracle) >= 15 / 16
-    center = lf.LiftSoftEnvCfg(seed=2)
-    center.scene.num_envs = 16
+    assert _oracle_success_of(_cfg(lf.LiftSoftEnvCfg, 16, seed=2), lf.soft_oracle) >= 15 / 16
+    center = _cfg(lf.LiftSoftEnvCfg, 16, seed=2)
     assert _oracle_success_of(center, lambda env: lift_oracle(env, lf.object_com, lf.object_com)) < 1.0
 
 
