@@ -30,6 +30,13 @@ folder, and continues the iteration count: a checkpoint ``model_<it>.pt`` holds 
 numbering continue where the old run stopped) and it runs ``max_iterations`` more iterations. The
 checkpoint resumed from is recorded in ``result.json`` (``resumed_from``).
 
+``--init_from_demos DATASET`` seeds the actor with demonstrations before PPO starts (not part of Isaac Lab's
+recipe; for CPU budgets where PPO from scratch does not find the reward): the dataset is one
+``scripts/record_demos.py`` wrote on the same task; the actor's observation normalizer takes the demos'
+statistics and its mean action is fitted to their actions (``--demo_epochs`` passes,
+:func:`~isaaclab_contrib.rl.demo_init.fit_actor_to_demos`); the fit's errors are in ``result.json``
+(``demo_init``). The action noise stays the runner config's ``actor.init_std``.
+
 ``--video`` records clips of the viewer camera (``env.render()``, the env made with
 ``render_mode="rgb_array"``) during training: ``--video_length`` env steps (default 200) every
 ``--video_interval`` env steps (default 2000), counted from the first training step, as
@@ -158,7 +165,20 @@ def main(argv: list[str] | None = None) -> dict:
         default=2000,
         help="with --video: env steps between the starts of two clips (default 2000)",
     )
+    parser.add_argument(
+        "--init_from_demos",
+        "--init-from-demos",
+        type=Path,
+        default=None,
+        help="HDF5 demos of this task (scripts/record_demos.py): fit the actor to them before PPO",
+    )
+    parser.add_argument(
+        "--demo_epochs", "--demo-epochs", type=positive_int, default=200, help="with --init_from_demos: fit passes"
+    )
     args = parse_arguments(parser, argv)
+    if args.init_from_demos is not None and args.resume:
+        parser.error("--init_from_demos starts a new policy; it cannot be combined with --resume")
+    args.demos = _read_demos(parser, args) if args.init_from_demos is not None else None
     for flag in ("load_run", "checkpoint"):
         if getattr(args, flag) is not None and not args.resume:
             parser.error(f"--{flag} needs --resume")
@@ -213,6 +233,21 @@ def main(argv: list[str] | None = None) -> dict:
 
             if dist.is_initialized():
                 dist.destroy_process_group()
+
+
+def _read_demos(parser: argparse.ArgumentParser, args: argparse.Namespace):
+    """``(obs, actions, env_args)`` of ``--init_from_demos``, read and checked (a dataset of this task) before
+    anything is built."""
+    from isaaclab_contrib.rl.demo_init import load_demo_pairs
+
+    try:
+        obs, actions, env_args = load_demo_pairs(args.init_from_demos)
+    except (FileNotFoundError, ValueError) as err:
+        parser.error(f"--init_from_demos: {err}")
+    recorded = env_args.get("env_name")
+    if recorded != args.task:
+        parser.error(f"--init_from_demos: {args.init_from_demos} was recorded on {recorded!r}, not on {args.task!r}")
+    return obs, actions, env_args
 
 
 def _resume_checkpoint(args: argparse.Namespace, env_cfg, agent_cfg) -> Path:
@@ -303,6 +338,22 @@ def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) 
             if main_process:
                 print(
                     f"[train] resumed {resume_path} (after iteration {finished}): continuing at iteration {finished + 1}"
+                )
+        if getattr(args, "demos", None) is not None:
+            from isaaclab_contrib.rl.demo_init import fit_actor_to_demos
+
+            obs, actions, _ = args.demos
+            try:
+                fit = fit_actor_to_demos(
+                    runner.alg.actor, obs, actions, epochs=args.demo_epochs, log=_log if main_process else None
+                )
+            except (TypeError, ValueError) as err:
+                raise SystemExit(f"[train] --init_from_demos {args.init_from_demos}: {err}") from None
+            result["demo_init"] = {"dataset": str(args.init_from_demos), **fit}
+            if main_process:
+                print(
+                    f"[train] actor fitted to {fit['pairs']} demo steps of {args.init_from_demos}: mean squared action "
+                    f"error {fit['mse_before']:.4f} -> {fit['mse_after']:.4f}"
                 )
         result["start_iteration"] = int(runner.current_learning_iteration)
         start = time.perf_counter()

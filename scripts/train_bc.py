@@ -18,27 +18,16 @@ from rl_common import make_env, oracle_for
 
 from isaaclab_contrib.envs import load_cfg_from_registry
 from isaaclab_contrib.rl import evaluate_policy
+from isaaclab_contrib.rl.demo_init import load_demo_pairs
 from isaaclab_contrib.utils.cli import positive_int
-from isaaclab_contrib.utils.datasets import HDF5DatasetFileHandler
 
 
 def load_pairs(path: Path) -> tuple[torch.Tensor, torch.Tensor, dict]:
     """Every ``(obs, actions)`` step of the dataset *path*, stacked, and its ``env_args``."""
-    handler = HDF5DatasetFileHandler()
     try:
-        handler.open(str(path))
+        return load_demo_pairs(path)
     except (FileNotFoundError, ValueError) as err:
         raise SystemExit(f"[train_bc] {err}") from None
-    try:
-        demos = [handler.load_episode(name) for name in handler.get_episode_names()]
-        env_args = handler.get_env_args()
-    finally:
-        handler.close()
-    if not demos:
-        raise SystemExit(f"[train_bc] {path} holds no demos")
-    obs = torch.cat([d["obs"].float() for d in demos])
-    actions = torch.cat([d["actions"].float() for d in demos])
-    return obs, actions, env_args
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -1,0 +1,159 @@
+"""Seeding an rsl-rl actor with demonstrations before PPO: the actor's observation normalizer takes the statistics
+of the demonstrations' policy observations, and its mean action is fitted to their actions by least squares.
+
+This is not part of Isaac Lab's recipe (its PPO starts from a random actor); it is for budgets far below Isaac
+Lab's, where PPO from scratch does not find the task's reward, and a run seeded this way must say so. The
+demonstrations are the HDF5 datasets ``scripts/record_demos.py`` writes (Isaac Lab's layout: ``data/demo_<n>``
+with ``obs`` the policy observations and ``actions``, one row per env step).
+
+    obs, actions, env_args = load_demo_pairs("datasets/soft.hdf5")
+    report = fit_actor_to_demos(runner.alg.actor, obs, actions, epochs=200)
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import torch
+
+__all__ = ["DemoFit", "fit_actor_to_demos", "load_demo_pairs"]
+
+
+def load_demo_pairs(path: str | Path) -> tuple[torch.Tensor, torch.Tensor, dict]:
+    """Every ``(policy observation, action)`` step of the dataset *path*, stacked over its demos (float32
+    ``[steps, obs_dim]`` and ``[steps, action_dim]``), and the dataset's ``env_args`` (``env_name``: the task id).
+
+    Raises:
+        FileNotFoundError: No such file.
+        ValueError: The file is not a demonstration dataset, holds no demos, a demo lacks ``obs`` or ``actions``
+            (or holds a dict of observation groups there), their step counts differ, or a value is not finite.
+    """
+    from isaaclab_contrib.utils.datasets import HDF5DatasetFileHandler
+
+    handler = HDF5DatasetFileHandler()
+    handler.open(str(path))
+    try:
+        names = handler.get_episode_names()
+        env_args = handler.get_env_args()
+        obs, actions = [], []
+        for name in names:
+            demo = handler.load_episode(name)
+            for key in ("obs", "actions"):
+                if not isinstance(demo.get(key), torch.Tensor):
+                    raise ValueError(
+                        f"load_demo_pairs: {name} of {path} has no {key!r} tensor (found {sorted(demo)}); record it "
+                        "with scripts/record_demos.py"
+                    )
+            if len(demo["obs"]) != len(demo["actions"]):
+                raise ValueError(
+                    f"load_demo_pairs: {name} of {path} holds {len(demo['obs'])} observations for "
+                    f"{len(demo['actions'])} actions"
+                )
+            obs.append(demo["obs"].float().flatten(1))
+            actions.append(demo["actions"].float().flatten(1))
+    finally:
+        handler.close()
+    if not names:
+        raise ValueError(f"load_demo_pairs: {path} holds no demos")
+    obs, actions = torch.cat(obs), torch.cat(actions)
+    for what, values in (("observations", obs), ("actions", actions)):
+        if not torch.isfinite(values).all():
+            raise ValueError(f"load_demo_pairs: {path} holds non-finite {what}")
+    return obs, actions, env_args
+
+
+class DemoFit(dict):
+    """What :func:`fit_actor_to_demos` did: ``pairs`` (steps fitted), ``epochs``, ``mse_before`` and
+    ``mse_after`` (mean squared error of the actor's mean action against the demos', [action units^2])."""
+
+
+def fit_actor_to_demos(
+    actor: torch.nn.Module,
+    obs: torch.Tensor,
+    actions: torch.Tensor,
+    epochs: int = 200,
+    learning_rate: float = 1.0e-3,
+    batch_size: int = 256,
+    generator: torch.Generator | None = None,
+    log=None,
+) -> DemoFit:
+    """Fit the mean action of rsl-rl's *actor* (an ``MLPModel`` over one observation group) to the demonstrations:
+    its observation normalizer (if it has one) first takes the statistics of *obs*, then Adam minimizes the mean
+    squared error of ``actor.mlp(normalizer(obs))`` against *actions* for *epochs* passes over shuffled
+    mini-batches. The action distribution's standard deviation is left as it is (the runner config's
+    ``init_std``).
+
+    Args:
+        actor: The actor (``runner.alg.actor``): an rsl-rl ``MLPModel`` with a Gaussian output distribution.
+        obs: Policy observations ``[steps, obs_dim]``.
+        actions: The demos' actions ``[steps, action_dim]`` [action units].
+        epochs: Passes over the data.
+        learning_rate: Adam's step size.
+        batch_size: Steps per mini-batch.
+        generator: Random generator of the shuffling (default: torch's global one).
+        log: ``log(line)`` for progress (default: none).
+
+    Returns:
+        A :class:`DemoFit`.
+
+    Raises:
+        TypeError: *actor* is not an MLP model (no ``mlp`` or ``obs_dim``) or reads more than one observation
+            group.
+        ValueError: The shapes do not match the actor, there are no steps, a value is not finite, or a number
+            is out of range.
+    """
+    for name, value in (("epochs", epochs), ("batch_size", batch_size)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"fit_actor_to_demos: {name} must be a positive int, got {value!r}")
+    if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not learning_rate > 0.0:
+        raise ValueError(f"fit_actor_to_demos: learning_rate must be a finite number > 0, got {learning_rate!r}")
+    if not math.isfinite(learning_rate):
+        raise ValueError(f"fit_actor_to_demos: learning_rate must be a finite number > 0, got {learning_rate!r}")
+    if not hasattr(actor, "mlp") or not hasattr(actor, "obs_dim"):
+        raise TypeError(f"fit_actor_to_demos: {type(actor).__name__} is not an rsl-rl MLPModel (no mlp / obs_dim)")
+    groups = list(getattr(actor, "obs_groups", []))
+    if len(groups) != 1:
+        raise TypeError(
+            f"fit_actor_to_demos: the actor reads the observation groups {groups}; demonstrations hold one group "
+            "(the policy's), so only an actor over one group can be fitted"
+        )
+    out_dim = actor.mlp[-1].out_features if isinstance(actor.mlp[-1], torch.nn.Linear) else None
+    if obs.ndim != 2 or actions.ndim != 2 or len(obs) != len(actions) or len(obs) == 0:
+        raise ValueError(
+            f"fit_actor_to_demos: obs and actions must be [steps, dim] with the same number of steps (> 0), got "
+            f"{tuple(obs.shape)} and {tuple(actions.shape)}"
+        )
+    if obs.shape[1] != actor.obs_dim or (out_dim is not None and actions.shape[1] != out_dim):
+        raise ValueError(
+            f"fit_actor_to_demos: the demos have {obs.shape[1]} observations and {actions.shape[1]} actions per "
+            f"step, the actor reads {actor.obs_dim} (group {groups[0]!r}) and writes {out_dim}: demos of another "
+            "task or preset?"
+        )
+    if not (torch.isfinite(obs).all() and torch.isfinite(actions).all()):
+        raise ValueError("fit_actor_to_demos: the observations or actions hold NaN or inf")
+    device = next(actor.parameters()).device
+    obs, actions = obs.to(device).float(), actions.to(device).float()
+    was_training = actor.training
+    actor.train()
+    if getattr(actor, "obs_normalization", False):
+        actor.obs_normalizer.update(obs)
+    optimizer = torch.optim.Adam(actor.mlp.parameters(), lr=learning_rate)
+
+    def full_error() -> float:
+        with torch.no_grad():
+            return float(torch.nn.functional.mse_loss(actor.mlp(actor.obs_normalizer(obs)), actions))
+
+    before = full_error()
+    report_every = max(1, epochs // 5)
+    for epoch in range(epochs):
+        order = torch.randperm(len(obs), generator=generator).to(device)
+        for batch in order.split(batch_size):
+            loss = torch.nn.functional.mse_loss(actor.mlp(actor.obs_normalizer(obs[batch])), actions[batch])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        if log is not None and ((epoch + 1) % report_every == 0 or epoch + 1 == epochs):
+            log(f"[demo_init] epoch {epoch + 1} / {epochs}: mean squared action error {full_error():.5f}")
+    actor.train(was_training)
+    return DemoFit(pairs=len(obs), epochs=epochs, mse_before=before, mse_after=full_error())
