@@ -376,6 +376,10 @@ def lift_oracle(
     align: float = 0.0,
     arrive: float | None = None,
     carry_speed: float | None = None,
+    peel_speed: float | None = None,
+    peel_height: float = 0.03,
+    lift_first: float = 0.0,
+    offset_smoothing: float | None = None,
     joint_action_limit: float = 4.0,
 ):
     """A scripted pick through the ``ik`` preset's math, with privileged state: over the grasp point, down, close,
@@ -386,7 +390,8 @@ def lift_oracle(
     60-74 close, then the tool center point goes to ``command + (tcp - center)`` (the offset measured at every
     step, so that the object's center, not the hand, lands on the command). With *arrive*, an env starts closing
     once its tool center point is within *arrive* of the grasp point (at step 100 at the latest) and carries 15
-    steps later, its integral restarted (what it summed while the hand pressed down would jerk the object up).
+    steps later, its integral restarted (what it summed while the hand pressed down would jerk the object up; so
+    also with *lift_first*).
     The commanded point moves toward each phase's goal at *speed* [m/s] at most (the arm's joints stay under
     their velocity limits), the hand turns from its start orientation to pointing down over the first
     :data:`TURN_STEPS` env steps, and the point leads by *lead* times the remaining tracking error plus *integral*
@@ -417,6 +422,16 @@ def lift_oracle(
         arrive: Distance of the tool center point from the grasp point at which an env starts closing [m]
             (``None``: at step 60, whatever the distance).
         carry_speed: Largest speed of the commanded point while it carries the object [m/s] (``None``: *speed*).
+        peel_speed: Largest speed of the commanded point over the first *peel_height* of the carry [m/s] (``None``:
+            no slower start): a pinch that clears a support slowly closes on the cloth's fold as it comes free.
+        peel_height: Rise over the tool center point's height at the start of closing that the carry makes at
+            *peel_speed* [m].
+        lift_first: Rise straight up over the grasp point, measured from the tool center point's height at the
+            start of closing, before the carry heads for the command [m] (0: at once): a cloth leaves its supports
+            before any sideways pull.
+        offset_smoothing: Carry the object's center by a smoothed hand-to-center offset: the offset moves toward
+            its current value by this fraction per env step [dimensionless, in (0, 1]] (``None``: the current
+            value): the hand then does not chase a swinging cloth.
         yaw: Turn of the hand about the vertical from fingers opening along y [rad] (``pi / 2``: along x).
         joint_action_limit: With the ``joint`` preset, the largest relative joint action sent [dimensionless; times
             the preset's scale, 0.03 rad]. The preset's PD drive moves a joint at about stiffness x scale x action /
@@ -426,14 +441,21 @@ def lift_oracle(
     """
     checks = [("hover", hover, ">= 0"), ("speed", speed, "> 0"), ("lead", lead, ">= 0"), ("integral", integral, ">= 0")]
     checks += [("floor_gain", floor_gain, ">= 0"), ("align", align, ">= 0"), ("yaw", yaw, "any")]
-    checks += [("joint_action_limit", joint_action_limit, "> 0")]
+    checks += [("joint_action_limit", joint_action_limit, "> 0"), ("peel_height", peel_height, ">= 0")]
+    checks += [("lift_first", lift_first, ">= 0")]
     checks += [
-        (name, value, "> 0") for name, value in (("arrive", arrive), ("carry_speed", carry_speed)) if value is not None
+        (name, value, "> 0")
+        for name, value in (("arrive", arrive), ("carry_speed", carry_speed), ("peel_speed", peel_speed))
+        if value is not None
     ]
     for name, value, bound in checks:
         value = check_finite_number(value, f"lift_oracle: {name}")
         if (bound == ">= 0" and value < 0.0) or (bound == "> 0" and value <= 0.0):
             raise ValueError(f"lift_oracle: {name} must be finite and {bound}, got {value!r}")
+    if offset_smoothing is not None:
+        value = check_finite_number(offset_smoothing, "lift_oracle: offset_smoothing")
+        if not 0.0 < value <= 1.0:
+            raise ValueError(f"lift_oracle: offset_smoothing must be in (0, 1] or None, got {offset_smoothing!r}")
     if min_height != -math.inf:
         check_finite_number(min_height, "lift_oracle: min_height (a height or -inf)")
     term = env.action_manager.get_term("arm_action")
@@ -456,8 +478,11 @@ def lift_oracle(
     start_quat = torch.zeros(env.num_envs, 4, device=env.device)
     bias = torch.zeros(env.num_envs, 3, device=env.device)
     close_at = torch.full((env.num_envs,), 60, dtype=torch.long, device=env.device)
+    close_z = torch.zeros(env.num_envs, device=env.device)
+    offset = torch.zeros(env.num_envs, 3, device=env.device)
     step = speed * env.step_dt
     carry_step = (speed if carry_speed is None else carry_speed) * env.step_dt
+    peel_step = None if peel_speed is None else peel_speed * env.step_dt
 
     def to_base(points_w: torch.Tensor) -> torch.Tensor:
         root_pos, root_quat = robot.data.root_pos_w.torch, robot.data.root_quat_w.torch
@@ -480,13 +505,28 @@ def lift_oracle(
             close_at.copy_(torch.where(t == 0, 100, close_at))
             arrived = (t >= 35) & ((tcp - grasp).norm(dim=-1) < arrive) & (t < close_at)
             close_at.copy_(torch.where(arrived, t, close_at))
-        carry = env.command_manager.get_command("object_pose")[:, :3] + tcp - to_base(object_center(env))
-        goal = torch.where((t >= close_at + 15).unsqueeze(-1), carry, goal)
+        carrying = t >= close_at + 15
+        carry_start = (t == close_at + 15).unsqueeze(-1)
+        close_z.copy_(torch.where(t == close_at, tcp[:, 2], close_z))
+        command, center = env.command_manager.get_command("object_pose")[:, :3], to_base(object_center(env))
+        if offset_smoothing is None:
+            carry = command + tcp - center
+        else:
+            held = tcp - center
+            offset.copy_(torch.where(carry_start, held, offset + offset_smoothing * (held - offset)))
+            carry = command + offset
+        if lift_first > 0.0:
+            up = torch.cat([grasp[:, :2], (close_z + lift_first + 0.02).unsqueeze(-1)], dim=-1)
+            carry = torch.where((tcp[:, 2] < close_z + lift_first).unsqueeze(-1), up, carry)
+        goal = torch.where(carrying.unsqueeze(-1), carry, goal)
         move = goal - commanded
-        rate = torch.where((t >= close_at + 15).unsqueeze(-1), carry_step, step)
+        rate = torch.where(carrying, carry_step, step)
+        if peel_step is not None:
+            rate = torch.where(carrying & (tcp[:, 2] < close_z + peel_height), peel_step, rate)
+        rate = rate.unsqueeze(-1)
         commanded.add_(move * (rate / torch.maximum(move.norm(dim=-1, keepdim=True), rate)))
         error = commanded - tcp
-        restart = start if arrive is None else start | (t == close_at + 15).unsqueeze(-1)
+        restart = start if arrive is None and lift_first == 0.0 else start | carry_start
         bias.copy_(torch.where(restart, torch.zeros_like(bias), (bias + integral * error).clamp(-0.15, 0.15)))
         target = commanded + lead * error + bias
         if math.isfinite(min_height):
