@@ -429,9 +429,9 @@ def lift_oracle(
         lift_first: Rise straight up over the grasp point, measured from the tool center point's height at the
             start of closing, before the carry heads for the command [m] (0: at once): a cloth leaves its supports
             before any sideways pull.
-        offset_smoothing: Carry the object's center by a smoothed hand-to-center offset: the offset moves toward
-            its current value by this fraction per env step [dimensionless, in (0, 1]] (``None``: the current
-            value): the hand then does not chase a swinging cloth.
+        offset_smoothing: Carry the object's center by a smoothed hand-to-center offset: the offset carried moves
+            toward the current one by this fraction per env step [dimensionless, in (0, 1]] (``None``: the current
+            offset itself): the hand then does not chase a swinging cloth.
         yaw: Turn of the hand about the vertical from fingers opening along y [rad] (``pi / 2``: along x).
         joint_action_limit: With the ``joint`` preset, the largest relative joint action sent [dimensionless; times
             the preset's scale, 0.03 rad]. The preset's PD drive moves a joint at about stiffness x scale x action /

@@ -35,7 +35,9 @@ recipe; for CPU budgets where PPO from scratch does not find the reward): the da
 ``scripts/record_demos.py`` wrote on the same task; the actor's observation normalizer takes the demos'
 statistics and its mean action is fitted to their actions (``--demo_epochs`` passes,
 :func:`~isaaclab_contrib.rl.demo_init.fit_actor_to_demos`); the fit's errors are in ``result.json``
-(``demo_init``). The action noise stays the runner config's ``actor.init_std``.
+(``demo_init``). The action noise stays the runner config's ``actor.init_std``. Under ``--distributed`` every
+process fits its own copy and rsl-rl starts them all from rank 0's actor (it broadcasts the models when it
+starts learning).
 
 ``--video`` records clips of the viewer camera (``env.render()``, the env made with
 ``render_mode="rgb_array"``) during training: ``--video_length`` env steps (default 200) every
@@ -384,6 +386,7 @@ def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) 
             return result
         export_policy(runner, log_dir / "exported")
         title = f"{args.task}: rsl-rl PPO, seed {agent_cfg.seed}" + (f", {world} processes" if world > 1 else "")
+        title += ", actor fitted to demos first" if "demo_init" in result else ""
         plot_curve(log_dir / "learning_curve.png", log_dir, samples_per_iteration, result, title)
         (log_dir / "result.json").write_text(json.dumps(result, indent=2))
         ratio = (
