@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def _read_demos(parser: argparse.ArgumentParser, args: argparse.Namespace):
-    """``(obs, actions, env_args)`` of ``--init_from_demos``, read and checked (a dataset of this task) before
+    """``(obs, actions)`` of ``--init_from_demos``, read and checked (a dataset of this task) before
     anything is built."""
     from isaaclab_contrib.rl.demo_init import load_demo_pairs
 
@@ -249,7 +249,7 @@ def _read_demos(parser: argparse.ArgumentParser, args: argparse.Namespace):
     recorded = env_args.get("env_name")
     if recorded != args.task:
         parser.error(f"--init_from_demos: {args.init_from_demos} was recorded on {recorded!r}, not on {args.task!r}")
-    return obs, actions, env_args
+    return obs, actions
 
 
 def _resume_checkpoint(args: argparse.Namespace, env_cfg, agent_cfg) -> Path:
@@ -344,7 +344,7 @@ def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) 
         if getattr(args, "demos", None) is not None:
             from isaaclab_contrib.rl.demo_init import fit_actor_to_demos
 
-            obs, actions, _ = args.demos
+            obs, actions = args.demos
             try:
                 fit = fit_actor_to_demos(
                     runner.alg.actor, obs, actions, epochs=args.demo_epochs, log=_log if main_process else None

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import torch
 
-__all__ = ["DemoFit", "fit_actor_to_demos", "load_demo_pairs"]
+__all__ = ["fit_actor_to_demos", "load_demo_pairs"]
 
 
 def load_demo_pairs(path: str | Path) -> tuple[torch.Tensor, torch.Tensor, dict]:
@@ -63,11 +63,6 @@ def load_demo_pairs(path: str | Path) -> tuple[torch.Tensor, torch.Tensor, dict]
     return obs, actions, env_args
 
 
-class DemoFit(dict):
-    """What :func:`fit_actor_to_demos` did: ``pairs`` (steps fitted), ``epochs``, ``mse_before`` and
-    ``mse_after`` (mean squared error of the actor's mean action against the demos', [action units^2])."""
-
-
 def fit_actor_to_demos(
     actor: torch.nn.Module,
     obs: torch.Tensor,
@@ -77,7 +72,7 @@ def fit_actor_to_demos(
     batch_size: int = 256,
     generator: torch.Generator | None = None,
     log=None,
-) -> DemoFit:
+) -> dict:
     """Fit the mean action of rsl-rl's *actor* (an ``MLPModel`` over one observation group) to the demonstrations:
     its observation normalizer (if it has one) first takes the statistics of *obs*, then Adam minimizes the mean
     squared error of ``actor.mlp(normalizer(obs))`` against *actions* for *epochs* passes over shuffled
@@ -95,7 +90,8 @@ def fit_actor_to_demos(
         log: ``log(line)`` for progress (default: none).
 
     Returns:
-        A :class:`DemoFit`.
+        ``pairs`` (steps fitted), ``epochs``, ``mse_before`` and ``mse_after`` (mean squared error of the actor's
+        mean action against the demos' [action units^2]).
 
     Raises:
         TypeError: *actor* is not an MLP model (no ``mlp`` or ``obs_dim``) or reads more than one observation
@@ -106,9 +102,12 @@ def fit_actor_to_demos(
     for name, value in (("epochs", epochs), ("batch_size", batch_size)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"fit_actor_to_demos: {name} must be a positive int, got {value!r}")
-    if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not learning_rate > 0.0:
-        raise ValueError(f"fit_actor_to_demos: learning_rate must be a finite number > 0, got {learning_rate!r}")
-    if not math.isfinite(learning_rate):
+    if (
+        isinstance(learning_rate, bool)
+        or not isinstance(learning_rate, (int, float))
+        or not math.isfinite(learning_rate)
+        or learning_rate <= 0.0
+    ):
         raise ValueError(f"fit_actor_to_demos: learning_rate must be a finite number > 0, got {learning_rate!r}")
     if not hasattr(actor, "mlp") or not hasattr(actor, "obs_dim"):
         raise TypeError(f"fit_actor_to_demos: {type(actor).__name__} is not an rsl-rl MLPModel (no mlp / obs_dim)")
@@ -156,4 +155,4 @@ def fit_actor_to_demos(
         if log is not None and ((epoch + 1) % report_every == 0 or epoch + 1 == epochs):
             log(f"[demo_init] epoch {epoch + 1} / {epochs}: mean squared action error {full_error():.5f}")
     actor.train(was_training)
-    return DemoFit(pairs=len(obs), epochs=epochs, mse_before=before, mse_after=full_error())
+    return {"pairs": len(obs), "epochs": epochs, "mse_before": before, "mse_after": full_error()}
