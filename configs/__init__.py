@@ -40,8 +40,8 @@ center depth and the targets), and ``franka_lift_task`` (``Isaac-Lift-Soft-Frank
 ``Isaac-Lift-Soft-Franka-Coarse-Direct-v0``, ``Isaac-Lift-Cloth-Franka-Direct-v0``) on the Franka scenes.
 Manager-based tasks (Isaac Lab's ``ManagerBasedRLEnvCfg``, terms from ``isaaclab_contrib.envs.mdp``):
 ``arm_press_cloth_manager_task`` (``Isaac-Arm-Press-Cloth-v0``, the arm task term for term), ``lift_franka``
-(Isaac Lab's ``Isaac-Lift-{Soft,Cloth,Cable}-Franka-v0``) and ``lift_franka_camera`` (their ``-Camera-v0``
-variants).
+(Isaac Lab's ``Isaac-Lift-{Soft,Cloth,Cable}-Franka-v0``), ``lift_franka_camera`` (their ``-Camera-v0``
+variants) and ``lift_franka_ik`` (their ``-IK-Abs-v0`` variants, acting through the ``ik`` preset).
 ``scripts/train.py --task ID`` trains them with rsl-rl.
 
 The package ``isaaclab_contrib`` never imports this package.

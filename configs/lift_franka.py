@@ -65,6 +65,7 @@ __all__ = [
     "LiftSoftSceneCfg",
     "cable_oracle",
     "cloth_oracle",
+    "register_lift_tasks",
     "soft_oracle",
     "use_ik_actions",
 ]
@@ -374,11 +375,22 @@ def cable_oracle(env: ManagerBasedRLEnv):
     )
 
 
-for _task_id, _cfg, _oracle in (
-    (SOFT_TASK_ID, LiftSoftEnvCfg, soft_oracle),
-    (CLOTH_TASK_ID, LiftClothEnvCfg, cloth_oracle),
-    (CABLE_TASK_ID, LiftCableEnvCfg, cable_oracle),
-):
-    register_task(
-        _task_id, env_class=ManagerBasedRLEnv, env_cfg_class=_cfg, runner_cfg_class=LiftPPORunnerCfg, oracle=_oracle
-    )
+def register_lift_tasks(task_ids: dict[str, str], env_cfgs: dict[str, type], runner_cfg: type) -> None:
+    """Register a variant of the three lift tasks: ``task_ids[kind]`` with ``env_cfgs[kind]``, *runner_cfg* and
+    the kind's oracle, for each kind (``"soft"``, ``"cloth"``, ``"cable"``) in *task_ids*."""
+    oracles = {"soft": soft_oracle, "cloth": cloth_oracle, "cable": cable_oracle}
+    for kind, task_id in task_ids.items():
+        register_task(
+            task_id,
+            env_class=ManagerBasedRLEnv,
+            env_cfg_class=env_cfgs[kind],
+            runner_cfg_class=runner_cfg,
+            oracle=oracles[kind],
+        )
+
+
+register_lift_tasks(
+    {"soft": SOFT_TASK_ID, "cloth": CLOTH_TASK_ID, "cable": CABLE_TASK_ID},
+    {"soft": LiftSoftEnvCfg, "cloth": LiftClothEnvCfg, "cable": LiftCableEnvCfg},
+    LiftPPORunnerCfg,
+)

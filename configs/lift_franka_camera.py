@@ -20,7 +20,7 @@ from typing import Any
 
 import torch
 
-from isaaclab_contrib.envs import ManagerBasedEnv, ManagerBasedRLEnv, mdp, register_task
+from isaaclab_contrib.envs import ManagerBasedEnv, mdp
 from isaaclab_contrib.managers import ObservationGroupCfg, ObservationTermCfg, SceneEntityCfg
 from isaaclab_contrib.rl import RslRlCnnCfg, RslRlCnnModelCfg, RslRlMlpModelCfg
 from isaaclab_contrib.scenes import CameraCfg
@@ -34,9 +34,7 @@ from .lift_franka import (
     LiftCableEnvCfg,
     LiftClothEnvCfg,
     LiftSoftEnvCfg,
-    cable_oracle,
-    cloth_oracle,
-    soft_oracle,
+    register_lift_tasks,
 )
 
 __all__ = ["CAMERA_TASK_IDS", "base_camera_cfg", "image_channels_first"]
@@ -160,15 +158,8 @@ class LiftCameraPPORunnerCfg(LiftPPORunnerCfg):
         self.algorithm.num_mini_batches = 8
 
 
-for _kind, _cfg, _oracle in (
-    ("soft", LiftSoftCameraEnvCfg, soft_oracle),
-    ("cloth", LiftClothCameraEnvCfg, cloth_oracle),
-    ("cable", LiftCableCameraEnvCfg, cable_oracle),
-):
-    register_task(
-        CAMERA_TASK_IDS[_kind],
-        env_class=ManagerBasedRLEnv,
-        env_cfg_class=_cfg,
-        runner_cfg_class=LiftCameraPPORunnerCfg,
-        oracle=_oracle,
-    )
+register_lift_tasks(
+    CAMERA_TASK_IDS,
+    {"soft": LiftSoftCameraEnvCfg, "cloth": LiftClothCameraEnvCfg, "cable": LiftCableCameraEnvCfg},
+    LiftCameraPPORunnerCfg,
+)

@@ -15,6 +15,7 @@ from isaaclab_contrib.rl import RslRlVecEnvWrapper
 from isaaclab_contrib.rl.distributed import DistributedOnPolicyRunner
 from isaaclab_coupling_configs import lift_franka as lf
 from isaaclab_coupling_configs import lift_franka_camera as lfc
+from isaaclab_coupling_configs import lift_franka_ik as lfi
 from isaaclab_coupling_configs._lift_franka import LiftPPORunnerCfg, lift_oracle
 
 DEFORMABLE_REWARDS = [
@@ -90,6 +91,51 @@ def test_the_ik_preset_and_its_gripper_close_target():
         lf.LiftSoftEnvCfg(ik_gripper_close=0.05).validate()
     with pytest.raises(TypeError, match="not a lift task's env config"):
         lf.use_ik_actions(LiftPPORunnerCfg())
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["soft"] + [pytest.param(kind, marks=pytest.mark.slow) for kind in ("cloth", "cable")],  # ~10 s each
+)
+def test_the_ik_abs_tasks_are_the_tasks_with_the_ik_preset_and_a_small_action_noise(kind):
+    task_id = lfi.IK_TASK_IDS[kind]
+    assert task_id == f"Isaac-Lift-{kind.capitalize()}-Franka-IK-Abs-v0"
+    kwargs = gym.spec(task_id).kwargs
+    assert kwargs["oracle_entry_point"].endswith(f"lift_franka:{kind}_oracle")
+    assert kwargs["rsl_rl_cfg_entry_point"].endswith(":LiftIkPPORunnerCfg")
+    runner = lfi.LiftIkPPORunnerCfg()
+    assert runner.actor.init_std == 0.02 and runner.algorithm.learning_rate == 1.0e-4
+    assert runner.critic == LiftPPORunnerCfg().critic and runner.num_steps_per_env == 24
+    cls = {"soft": lfi.LiftSoftIkEnvCfg, "cloth": lfi.LiftClothIkEnvCfg, "cable": lfi.LiftCableIkEnvCfg}[kind]
+    base_cls = TASKS[f"Isaac-Lift-{kind.capitalize()}-Franka-v0"][0]
+    assert kwargs["env_cfg_entry_point"].endswith(cls.__name__)
+    env = ManagerBasedRLEnv(_cfg(cls))
+    try:
+        assert env.action_manager.total_action_dim == 8
+        assert env.action_manager.get_term("arm_action").cfg.controller.use_relative_mode is False
+        close = env.action_manager.get_term("gripper_action")._close
+        assert torch.equal(close, torch.full((2,), base_cls().ik_gripper_close))
+        assert env.reward_manager.active_terms == TASKS[f"Isaac-Lift-{kind.capitalize()}-Franka-v0"][1]
+        obs, _ = env.reset()
+        act = getattr(lf, f"{kind}_oracle")(env)
+        for _ in range(3):
+            obs, reward, *_ = env.step(act(obs))
+        assert torch.isfinite(obs["policy"]).all() and torch.isfinite(reward).all()
+    finally:
+        env.close()
+
+
+def test_an_ik_abs_config_refuses_a_closed_target_changed_after_it_was_made():
+    assert lfi.LiftCableIkEnvCfg(ik_gripper_close=0.005).actions.gripper_action.close_command_expr == {
+        "panda_finger_joint.*": 0.005
+    }
+    cfg = lfi.LiftSoftIkEnvCfg()
+    cfg.validate()
+    cfg.ik_gripper_close = 0.02  # as a train.py override would: the action still closes to 0.01
+    with pytest.raises(ValueError, match=r"LiftSoftIkEnvCfg: ik_gripper_close is 0.02 .* set both"):
+        cfg.validate()
+    cfg.actions.gripper_action.close_command_expr = {"panda_finger_joint.*": 0.02}
+    cfg.validate()
 
 
 @pytest.mark.slow  # kept out of the 5-minute default set
