@@ -377,8 +377,20 @@ def cable_oracle(env: ManagerBasedRLEnv):
 
 def register_lift_tasks(task_ids: dict[str, str], env_cfgs: dict[str, type], runner_cfg: type) -> None:
     """Register a variant of the three lift tasks: ``task_ids[kind]`` with ``env_cfgs[kind]``, *runner_cfg* and
-    the kind's oracle, for each kind (``"soft"``, ``"cloth"``, ``"cable"``) in *task_ids*."""
+    the kind's oracle, for each kind (``"soft"``, ``"cloth"``, ``"cable"``) in *task_ids*.
+
+    Raises:
+        KeyError: A kind of *task_ids* is not one of the three, or has no config in *env_cfgs* (checked before any
+            task is registered).
+    """
     oracles = {"soft": soft_oracle, "cloth": cloth_oracle, "cable": cable_oracle}
+    unknown = sorted(set(task_ids) - set(oracles))
+    missing = sorted(set(task_ids) - set(env_cfgs))
+    if unknown or missing:
+        raise KeyError(
+            f"register_lift_tasks: kinds {unknown} are not soft, cloth or cable, kinds {missing} have no env config "
+            f"(task_ids: {sorted(task_ids)}, env_cfgs: {sorted(env_cfgs)}); nothing was registered"
+        )
     for kind, task_id in task_ids.items():
         register_task(
             task_id,

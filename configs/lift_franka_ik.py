@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from isaaclab_contrib.rl import RslRlMlpModelCfg
 from isaaclab_contrib.utils.configclass import configclass
 
 from ._lift_franka import LiftPPORunnerCfg
@@ -85,11 +84,9 @@ class LiftIkPPORunnerCfg(LiftPPORunnerCfg):
     same demos; see the lift tasks' docs)."""
 
     experiment_name: str = "lift_franka_ik"
-    actor: RslRlMlpModelCfg = RslRlMlpModelCfg(
-        hidden_dims=[256, 128, 64], activation="elu", obs_normalization=True, init_std=0.02
-    )
 
     def __post_init__(self) -> None:
+        self.actor.init_std = 0.02
         self.algorithm.learning_rate = 1.0e-4
 
 

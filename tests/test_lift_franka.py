@@ -105,6 +105,7 @@ def test_the_ik_abs_tasks_are_the_tasks_with_the_ik_preset_and_a_small_action_no
     assert kwargs["rsl_rl_cfg_entry_point"].endswith(":LiftIkPPORunnerCfg")
     runner = lfi.LiftIkPPORunnerCfg()
     assert runner.actor.init_std == 0.02 and runner.algorithm.learning_rate == 1.0e-4
+    assert LiftPPORunnerCfg().actor.init_std == 1.0 and LiftPPORunnerCfg().algorithm.learning_rate == 1.0e-3
     assert runner.critic == LiftPPORunnerCfg().critic and runner.num_steps_per_env == 24
     cls = {"soft": lfi.LiftSoftIkEnvCfg, "cloth": lfi.LiftClothIkEnvCfg, "cable": lfi.LiftCableIkEnvCfg}[kind]
     base_cls = TASKS[f"Isaac-Lift-{kind.capitalize()}-Franka-v0"][0]
@@ -123,6 +124,19 @@ def test_the_ik_abs_tasks_are_the_tasks_with_the_ik_preset_and_a_small_action_no
         assert torch.isfinite(obs["policy"]).all() and torch.isfinite(reward).all()
     finally:
         env.close()
+
+
+def test_register_lift_tasks_refuses_an_unknown_or_unconfigured_kind_before_registering_any():
+    before = set(gym.registry)
+    with pytest.raises(KeyError, match=r"kinds \['sofft'\] are not soft, cloth or cable"):
+        lf.register_lift_tasks(
+            {"soft": "Test-A-v0", "sofft": "Test-B-v0"}, {"soft": lf.LiftSoftEnvCfg}, LiftPPORunnerCfg
+        )
+    with pytest.raises(KeyError, match=r"kinds \['cable'\] have no env config"):
+        lf.register_lift_tasks(
+            {"soft": "Test-A-v0", "cable": "Test-C-v0"}, {"soft": lf.LiftSoftEnvCfg}, LiftPPORunnerCfg
+        )
+    assert set(gym.registry) == before
 
 
 def test_an_ik_abs_config_refuses_a_closed_target_changed_after_it_was_made():
