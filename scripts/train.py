@@ -35,7 +35,10 @@ recipe; for CPU budgets where PPO from scratch does not find the reward): the da
 ``scripts/record_demos.py`` wrote on the same task; the actor's observation normalizer takes the demos'
 statistics and its mean action is fitted to their actions (``--demo_epochs`` passes,
 :func:`~isaaclab_contrib.rl.demo_init.fit_actor_to_demos`); the fit's errors are in ``result.json``
-(``demo_init``). The action noise stays the runner config's ``actor.init_std``. Under ``--distributed`` every
+(``demo_init``). The action noise stays the runner config's ``actor.init_std``. ``--demo_keep_statistics`` makes the
+actor's normalizer keep the demos' statistics (rsl-rl's learns on from the rollouts). ``--demo_obs_noise TERM=SCALE`` noises a policy observation term during the fit (``actions=2``: the
+last action, against a fit that copies it); ``--demo_critic_warmup N`` holds the fitted actor for the first N
+PPO iterations, so that only the critic learns. Under ``--distributed`` every
 process fits its own copy and rsl-rl starts them all from rank 0's actor (it broadcasts the models when it
 starts learning).
 
@@ -65,6 +68,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import time
 from pathlib import Path
@@ -88,7 +92,7 @@ from rl_common import (
 
 from isaaclab_contrib.rl import RslRlVecEnvWrapper, create_run_dir, evaluate_policy
 from isaaclab_contrib.rl.runs import CheckpointError, find_checkpoint, load_checkpoint
-from isaaclab_contrib.utils.cli import positive_int
+from isaaclab_contrib.utils.cli import nonnegative_int, positive_int
 
 REFERENCE_STYLES = {"random": ("gray", "--"), "oracle": ("black", "-."), "trained": ("green", ":")}
 """Color and line style of each evaluated policy's horizontal line in the learning-curve plots."""
@@ -177,7 +181,33 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument(
         "--demo_epochs", "--demo-epochs", type=positive_int, default=200, help="with --init_from_demos: fit passes"
     )
+    parser.add_argument(
+        "--demo_obs_noise",
+        "--demo-obs-noise",
+        type=_term_scale,
+        action="append",
+        default=None,
+        metavar="TERM=SCALE",
+        help="with --init_from_demos: Gaussian noise on a policy observation term during the fit, SCALE times the "
+        "demos' standard deviation of its columns (repeatable), e.g. actions=2 against copying the last action",
+    )
+    parser.add_argument(
+        "--demo_keep_statistics",
+        "--demo-keep-statistics",
+        action="store_true",
+        help="with --init_from_demos: the actor's observation normalizer keeps the demos' statistics",
+    )
+    parser.add_argument(
+        "--demo_critic_warmup",
+        "--demo-critic-warmup",
+        type=nonnegative_int,
+        default=0,
+        help="with --init_from_demos: the first N PPO iterations update only the critic (the fitted actor held)",
+    )
     args = parse_arguments(parser, argv)
+    for flag in ("demo_obs_noise", "demo_critic_warmup", "demo_keep_statistics"):
+        if getattr(args, flag) and args.init_from_demos is None:
+            parser.error(f"--{flag} needs --init_from_demos")
     if args.init_from_demos is not None and args.resume:
         parser.error("--init_from_demos starts a new policy; it cannot be combined with --resume")
     args.demos = _read_demos(parser, args) if args.init_from_demos is not None else None
@@ -235,6 +265,18 @@ def main(argv: list[str] | None = None) -> dict:
 
             if dist.is_initialized():
                 dist.destroy_process_group()
+
+
+def _term_scale(text: str) -> tuple[str, float]:
+    """``TERM=SCALE`` of ``--demo_obs_noise``: an observation term's name and a finite scale >= 0."""
+    name, sep, value = text.partition("=")
+    try:
+        scale = float(value)
+    except ValueError:
+        scale = math.nan
+    if not sep or not name or not math.isfinite(scale) or scale < 0.0:
+        raise argparse.ArgumentTypeError(f"expected TERM=SCALE with a finite SCALE >= 0, got {text!r}")
+    return name, scale
 
 
 def _read_demos(parser: argparse.ArgumentParser, args: argparse.Namespace):
@@ -342,16 +384,39 @@ def _train(args, env_cfg, agent_cfg, train_cfg, log_dir, context, runner_class) 
                     f"[train] resumed {resume_path} (after iteration {finished}): continuing at iteration {finished + 1}"
                 )
         if getattr(args, "demos", None) is not None:
-            from isaaclab_contrib.rl.demo_init import fit_actor_to_demos
+            from isaaclab_contrib.rl.demo_init import fit_actor_to_demos, term_noise, warm_up_critic
 
             obs, actions = args.demos
             try:
+                noise = None
+                if args.demo_obs_noise:
+                    manager = getattr(env.unwrapped, "observation_manager", None)
+                    if manager is None:
+                        raise ValueError(
+                            f"--demo_obs_noise names observation terms, and {args.task} is a direct task without "
+                            "an observation manager"
+                        )
+                    names, dims = manager.active_terms["policy"], manager.group_obs_term_dim["policy"]
+                    noise = term_noise(obs, names, dims, dict(args.demo_obs_noise))
                 fit = fit_actor_to_demos(
-                    runner.alg.actor, obs, actions, epochs=args.demo_epochs, log=_log if main_process else None
+                    runner.alg.actor,
+                    obs,
+                    actions,
+                    epochs=args.demo_epochs,
+                    log=_log if main_process else None,
+                    obs_noise=noise,
+                    keep_statistics=args.demo_keep_statistics,
                 )
-            except (TypeError, ValueError) as err:
-                raise SystemExit(f"[train] --init_from_demos {args.init_from_demos}: {err}") from None
+            except (TypeError, ValueError, KeyError) as err:
+                message = err.args[0] if isinstance(err, KeyError) and err.args else err
+                raise SystemExit(f"[train] --init_from_demos {args.init_from_demos}: {message}") from None
             result["demo_init"] = {"dataset": str(args.init_from_demos), **fit}
+            if args.demo_obs_noise:
+                result["demo_init"]["obs_noise"] = dict(args.demo_obs_noise)
+            result["demo_init"]["keep_statistics"] = args.demo_keep_statistics
+            if args.demo_critic_warmup:
+                warm_up_critic(runner.alg, args.demo_critic_warmup)
+                result["demo_init"]["critic_warmup"] = args.demo_critic_warmup
             if main_process:
                 print(
                     f"[train] actor fitted to {fit['pairs']} demo steps of {args.init_from_demos}: mean squared action "

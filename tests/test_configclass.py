@@ -1,3 +1,5 @@
+import copy
+
 import pytest
 
 from isaaclab_contrib.utils.configclass import MISSING, MissingFieldError, configclass, is_configclass
@@ -49,6 +51,35 @@ def test_to_dict_replace_copy():
     clone = cfg.copy()
     clone.inner.tags.append("q")
     assert cfg.inner.tags == ["a"]
+
+
+def test_a_plain_deepcopy_keeps_unset_fields_unset_and_shares_nothing():
+    """``copy.deepcopy`` (what gymnasium, rsl-rl and users call) keeps MISSING itself, as ``copy()`` does: the copy
+    still reports its unset fields by name, and code that checks ``value is MISSING`` still sees them unset."""
+    cfg = OuterCfg()
+    cfg.inner.gain = MISSING
+    shared = ["s"]
+    cfg.values = {"a": shared, "b": shared}
+    clone = copy.deepcopy(cfg)
+    assert type(clone) is OuterCfg and clone.name is MISSING and clone.inner.gain is MISSING
+    with pytest.raises(MissingFieldError, match=r"name, inner\.gain"):
+        clone.validate()
+    assert clone.inner is not cfg.inner and clone.values["a"] is not shared
+    assert clone.values["a"] is clone.values["b"]  # the memo keeps shared objects shared
+    clone.inner.tags.append("q")
+    assert cfg.inner.tags == ["a"]
+
+
+def test_a_deepcopied_task_config_validates_and_fills_its_solver_like_the_original():
+    """A task config whose solver is left unset (the env fills in the scene's coupler) validated after ``copy()``
+    but not after ``copy.deepcopy``, which had turned MISSING into another object."""
+    from isaaclab_contrib.coupling import CouplerProxyCfg
+    from isaaclab_coupling_configs.lift_franka import LiftSoftEnvCfg
+
+    cfg = copy.deepcopy(LiftSoftEnvCfg())
+    assert cfg.sim.physics.solver_cfg is MISSING
+    cfg.validate()
+    assert isinstance(cfg.simulation_cfg().physics.solver_cfg, CouplerProxyCfg)
 
 
 def test_keyword_only_and_detection():

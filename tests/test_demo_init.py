@@ -14,7 +14,7 @@ import torch
 from rsl_rl.models.mlp_model import MLPModel
 from tensordict import TensorDict
 
-from isaaclab_contrib.rl.demo_init import fit_actor_to_demos, load_demo_pairs
+from isaaclab_contrib.rl.demo_init import fit_actor_to_demos, load_demo_pairs, term_noise
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # as `python scripts/NAME.py` does
 
@@ -129,6 +129,10 @@ def test_load_demo_pairs_refuses_what_is_not_a_dataset(tmp_path):
         ({"obs": torch.zeros(0, 6), "actions": torch.zeros(0, 3)}, ValueError, "same number of steps"),
         ({"actions": torch.zeros(9, 3)}, ValueError, "same number of steps"),
         ({"obs": torch.full((10, 6), math.nan)}, ValueError, "hold NaN or inf"),
+        ({"obs_noise": torch.zeros(5)}, ValueError, r"obs_noise must be \[6\] finite standard deviations"),
+        ({"obs_noise": torch.full((6,), math.nan)}, ValueError, "obs_noise must be"),
+        ({"obs_noise": -torch.ones(6)}, ValueError, "obs_noise must be"),
+        ({"keep_statistics": 1}, ValueError, "keep_statistics must be a bool"),
     ],
 )
 def test_fit_actor_to_demos_refuses_bad_input_before_it_changes_the_actor(change, error, match):
@@ -138,6 +142,75 @@ def test_fit_actor_to_demos_refuses_bad_input_before_it_changes_the_actor(change
     with pytest.raises(error, match=match):
         fit_actor_to_demos(actor, **args)
     assert all(torch.equal(v, actor.state_dict()[k]) for k, v in before.items())
+
+
+@pytest.mark.parametrize("keep", [True, False, None])
+def test_the_normalizer_keeps_the_demos_statistics_when_told(keep):
+    """PPO's rollouts update the actor's normalizer; after a fit with ``keep_statistics=True`` it keeps the demos'
+    statistics (the fitted function is relative to them); by default it goes on learning, as rsl-rl's does."""
+    actor = _actor()
+    obs, actions = _known_demos()
+    fit_actor_to_demos(actor, obs, actions, epochs=1, **({} if keep is None else {"keep_statistics": keep}))
+    mean = actor.obs_normalizer.mean
+    assert torch.allclose(mean, obs.mean(dim=0), atol=1e-3)
+    actor.obs_normalizer.update(obs + 10.0)  # what rsl-rl calls on each rollout step
+    assert torch.equal(actor.obs_normalizer.mean, mean) == bool(keep)
+
+
+def _copycat_demos(steps: int = 4000):
+    """Observations ``[state (3), last action (2)]`` whose last action is the action itself (demos repeat their
+    action step after step), the action a smooth function of the state."""
+    generator = torch.Generator().manual_seed(5)
+    state = torch.randn(steps, 3, generator=generator)
+    actions = torch.tanh(state @ torch.randn(3, 2, generator=generator))
+    last = actions + 0.01 * torch.randn(steps, 2, generator=generator)
+    return torch.cat([state, last], dim=1), actions
+
+
+def test_noise_on_the_last_action_makes_the_fit_read_the_state():
+    """Fitted without noise, the actor copies its last-action input: given another last action, its error is large.
+    With the last action's columns noised (term_noise, 2 standard deviations), it reads the state instead."""
+    obs, actions = _copycat_demos()
+    wrong_last = obs.clone()
+    wrong_last[:, 3:] = wrong_last[torch.randperm(len(obs), generator=torch.Generator().manual_seed(1)), 3:]
+    errors = {}
+    for scale in (0.0, 2.0):
+        torch.manual_seed(0)
+        actor = _actor(obs_dim=5, action_dim=2)
+        noise = term_noise(obs, ["state", "actions"], [(3,), (2,)], {"actions": scale})
+        assert torch.equal(noise[:3], torch.zeros(3))
+        assert torch.allclose(noise[3:], scale * obs[:, 3:].std(dim=0))
+        report = fit_actor_to_demos(
+            actor, obs, actions, epochs=40, obs_noise=noise, generator=torch.Generator().manual_seed(2)
+        )
+        assert report["mse_after"] < 0.1 * report["mse_before"]
+        with torch.no_grad():
+            errors[scale] = float(torch.nn.functional.mse_loss(actor.mlp(actor.obs_normalizer(wrong_last)), actions))
+    assert errors[2.0] < 0.25 * errors[0.0], errors
+
+
+@pytest.mark.parametrize(
+    ("names", "dims", "scales", "error", "match"),
+    [
+        (["state", "actions"], [(3,), (2,)], {"action": 1.0}, KeyError, r"no observation term \['action'\].*'actions'"),
+        (["state", "actions"], [(3,), (3,)], {"actions": 1.0}, ValueError, "hold 6 observations, the demos 5"),
+        (["state"], [(3,), (2,)], {}, ValueError, "demos of another task"),
+        (["state", "actions"], [(3,), (2,)], {"actions": math.nan}, ValueError, "finite number >= 0"),
+        (["state", "actions"], [(3,), (2,)], {"actions": -1.0}, ValueError, "finite number >= 0"),
+        (["state", "actions"], [(3,), (2,)], {"actions": True}, ValueError, "finite number >= 0"),
+        (["state", "actions"], [(3,), (2,)], {"actions": "2"}, ValueError, "finite number >= 0"),
+    ],
+)
+def test_term_noise_refuses_unknown_terms_and_bad_scales(names, dims, scales, error, match):
+    with pytest.raises(error, match=match):
+        term_noise(torch.zeros(4, 5), names, dims, scales)
+
+
+def test_term_noise_spans_terms_of_several_dimensions():
+    obs = torch.arange(40.0).reshape(4, 10) ** 2
+    noise = term_noise(obs, ["a", "points", "b"], [(1,), (3, 2), (3,)], {"points": 0.5, "b": 0.0})
+    assert torch.equal(noise[0], torch.tensor(0.0)) and torch.equal(noise[7:], torch.zeros(3))
+    assert torch.allclose(noise[1:7], 0.5 * obs[:, 1:7].std(dim=0))
 
 
 def test_fit_actor_to_demos_refuses_an_actor_over_two_groups_or_not_an_mlp():
@@ -164,6 +237,17 @@ def test_train_refuses_demos_of_another_task_or_with_resume_before_building_anyt
     with pytest.raises(SystemExit):
         train.main([*common, "--init_from_demos", str(path), "--resume"])
     assert "cannot be combined with --resume" in capsys.readouterr().err
+    for extra in (["--demo_obs_noise", "actions=2"], ["--demo_critic_warmup", "3"], ["--demo_keep_statistics"]):
+        with pytest.raises(SystemExit):
+            train.main([*common, *extra])
+        assert f"{extra[0]} needs --init_from_demos" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.main([*common, "--init_from_demos", str(path), "--demo_critic_warmup", "-1"])
+    assert "must be >= 0, got -1" in capsys.readouterr().err
+    for bad in ("actions", "=2", "actions=-1", "actions=nan", "actions=two"):
+        with pytest.raises(SystemExit):
+            train.main([*common, "--init_from_demos", str(path), "--demo_obs_noise", bad])
+        assert f"expected TERM=SCALE with a finite SCALE >= 0, got {bad!r}" in capsys.readouterr().err
     assert not log_root.exists()
 
 
@@ -188,3 +272,93 @@ def test_train_starts_ppo_from_the_demonstrated_policy(tmp_path):
     assert result["trained_return"] > 0.5 * result["oracle_return"] > result["random_return"]
     written = json.loads(next((tmp_path / "logs").rglob("result.json")).read_text())
     assert written["demo_init"]["mse_after"] == fit["mse_after"]
+    with pytest.raises(SystemExit, match=r"no observation term \['joint_velocity'\] in the policy group; its terms"):
+        train.main(
+            [
+                *("--task", "Isaac-Arm-Press-Cloth-v0", "--num_envs", "4", "--max_iterations", "1"),
+                *("--log_root", str(tmp_path / "logs2"), "--init_from_demos", str(path)),
+                *("--demo_obs_noise", "joint_velocity=1"),
+            ]
+        )
+
+
+class _PointEnv:
+    """A pure-torch rsl-rl VecEnv for the runner's bookkeeping (no simulation): a point in the plane moved by the
+    action, rewarded for nearing the origin, episodes of 8 steps."""
+
+    def __init__(self, num_envs: int = 8):
+        self.num_envs, self.num_actions, self.max_episode_length = num_envs, 2, 8
+        self.device, self.cfg = "cpu", {}
+        self.episode_length_buf = torch.zeros(num_envs, dtype=torch.long)
+        self.generator = torch.Generator().manual_seed(4)
+        self.pos = torch.randn(num_envs, 2, generator=self.generator)
+
+    def get_observations(self) -> TensorDict:
+        return TensorDict({"policy": self.pos.clone()}, batch_size=[self.num_envs])
+
+    def step(self, actions: torch.Tensor):
+        self.pos = self.pos + 0.1 * actions.clamp(-1.0, 1.0)
+        reward = -self.pos.norm(dim=-1)
+        self.episode_length_buf += 1
+        dones = self.episode_length_buf >= self.max_episode_length
+        self.pos[dones] = torch.randn(int(dones.sum()), 2, generator=self.generator)
+        self.episode_length_buf[dones] = 0
+        return self.get_observations(), reward, dones, {"time_outs": dones.clone(), "log": {}}
+
+
+def _point_runner(tmp_path):
+    from rsl_rl.runners import OnPolicyRunner
+
+    from isaaclab_contrib.rl.rsl_rl_cfg import RslRlOnPolicyRunnerCfg
+
+    cfg = RslRlOnPolicyRunnerCfg(num_envs=8, num_steps_per_env=8, max_iterations=3, save_interval=1)
+    cfg.actor.obs_normalization = cfg.critic.obs_normalization = True
+    return OnPolicyRunner(_PointEnv(), cfg.to_rsl_rl(), log_dir=str(tmp_path), device="cpu")
+
+
+def _saved(path: Path, key: str) -> dict:
+    return torch.load(path, map_location="cpu", weights_only=False)[key]
+
+
+def test_warm_up_critic_holds_the_actor_then_hands_over_to_ppo(tmp_path):
+    """Two held iterations: the saved actor (weights and noise; the fit keeps the observation statistics) is the
+    fitted one after each, the critic changes and the learning rate is the starting one; the third update is
+    PPO's and moves the actor."""
+    from isaaclab_contrib.rl.demo_init import warm_up_critic
+
+    torch.manual_seed(0)
+    runner = _point_runner(tmp_path)
+    obs = torch.randn(500, 2, generator=torch.Generator().manual_seed(6))
+    fit_actor_to_demos(runner.alg.actor, obs, -obs, epochs=5, keep_statistics=True)
+    fitted = {k: v.clone() for k, v in runner.alg.actor.state_dict().items()}
+    critic = {k: v.clone() for k, v in runner.alg.critic.state_dict().items()}
+    rate = runner.alg.learning_rate
+    warm_up_critic(runner.alg, 2)
+    runner.learn(num_learning_iterations=3)
+    for it in (0, 1):
+        actor = _saved(tmp_path / f"model_{it}.pt", "actor_state_dict")
+        assert all(torch.equal(actor[k], v) for k, v in fitted.items()), f"the actor moved in held iteration {it}"
+        lrs = {g["lr"] for g in _saved(tmp_path / f"model_{it}.pt", "optimizer_state_dict")["param_groups"]}
+        assert lrs == {rate}
+    held_critic = _saved(tmp_path / "model_0.pt", "critic_state_dict")
+    assert any(not torch.equal(held_critic[k], v) for k, v in critic.items())
+    after = runner.alg.actor.state_dict()
+    assert any(not torch.equal(after[k], v) for k, v in fitted.items() if "normalizer" not in k)
+    assert all(p.requires_grad for p in runner.alg.actor.parameters())
+
+    torch.manual_seed(0)  # the same, not held: PPO moves the actor in its first update
+    control = _point_runner(tmp_path / "control")
+    control.alg.actor.load_state_dict(fitted)
+    control.learn(num_learning_iterations=1)
+    actor = _saved(tmp_path / "control" / "model_0.pt", "actor_state_dict")
+    assert any(not torch.equal(actor[k], v) for k, v in fitted.items() if "normalizer" not in k)
+
+
+@pytest.mark.parametrize("iterations", [-1, 1.5, True, "2"])
+def test_warm_up_critic_refuses_a_bad_count_or_an_algorithm_without_an_actor(iterations):
+    from isaaclab_contrib.rl.demo_init import warm_up_critic
+
+    with pytest.raises(ValueError, match="iterations must be an int >= 0"):
+        warm_up_critic(object(), iterations)
+    with pytest.raises(TypeError, match="is not an rsl-rl PPO"):
+        warm_up_critic(object(), 1)

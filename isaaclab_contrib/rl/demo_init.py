@@ -17,7 +17,7 @@ from pathlib import Path
 
 import torch
 
-__all__ = ["fit_actor_to_demos", "load_demo_pairs"]
+__all__ = ["fit_actor_to_demos", "load_demo_pairs", "term_noise", "warm_up_critic"]
 
 
 def load_demo_pairs(path: str | Path) -> tuple[torch.Tensor, torch.Tensor, dict]:
@@ -72,6 +72,8 @@ def fit_actor_to_demos(
     batch_size: int = 256,
     generator: torch.Generator | None = None,
     log=None,
+    obs_noise: torch.Tensor | None = None,
+    keep_statistics: bool = False,
 ) -> dict:
     """Fit the mean action of rsl-rl's *actor* (an ``MLPModel`` over one observation group) to the demonstrations:
     its observation normalizer (if it has one) first takes the statistics of *obs*, then Adam minimizes the mean
@@ -86,8 +88,18 @@ def fit_actor_to_demos(
         epochs: Passes over the data.
         learning_rate: Adam's step size.
         batch_size: Steps per mini-batch.
-        generator: Random generator of the shuffling (default: torch's global one).
+        generator: Random generator of the shuffling and the noise, on the CPU (default: torch's global one).
         log: ``log(line)`` for progress (default: none).
+        obs_noise: Standard deviation of the Gaussian noise added to each observation of every mini-batch, in the
+            observations' units (``[obs_dim]``, finite, >= 0; default: none), drawn afresh at each pass: noise on
+            the ``last_action`` columns (see :func:`term_noise`) keeps the fit from copying the previous action,
+            which the demos repeat step after step, in place of reading the state. The errors reported are
+            without noise.
+        keep_statistics: The normalizer keeps the demos' statistics from then on (rsl-rl's ``until``; default:
+            it goes on learning from the rollouts, as rsl-rl's does). The fitted function is relative to them,
+            and PPO's rollouts shift them, and the policy with them, without any update: on the beam lift that
+            undid the fitted grasp. On the arm task, though, the policy after one PPO iteration returned 53
+            with the demos' statistics kept against 82 with them learned on (oracle 116).
 
     Returns:
         ``pairs`` (steps fitted), ``epochs``, ``mse_before`` and ``mse_after`` (mean squared error of the actor's
@@ -109,6 +121,8 @@ def fit_actor_to_demos(
         or learning_rate <= 0.0
     ):
         raise ValueError(f"fit_actor_to_demos: learning_rate must be a finite number > 0, got {learning_rate!r}")
+    if not isinstance(keep_statistics, bool):
+        raise ValueError(f"fit_actor_to_demos: keep_statistics must be a bool, got {keep_statistics!r}")
     if not hasattr(actor, "mlp") or not hasattr(actor, "obs_dim"):
         raise TypeError(f"fit_actor_to_demos: {type(actor).__name__} is not an rsl-rl MLPModel (no mlp / obs_dim)")
     groups = list(getattr(actor, "obs_groups", []))
@@ -133,10 +147,19 @@ def fit_actor_to_demos(
         raise ValueError("fit_actor_to_demos: the observations or actions hold NaN or inf")
     device = next(actor.parameters()).device
     obs, actions = obs.to(device).float(), actions.to(device).float()
+    if obs_noise is not None:
+        obs_noise = torch.as_tensor(obs_noise, dtype=torch.float32).to(device)
+        if obs_noise.shape != (obs.shape[1],) or not torch.isfinite(obs_noise).all() or (obs_noise < 0).any():
+            raise ValueError(
+                f"fit_actor_to_demos: obs_noise must be [{obs.shape[1]}] finite standard deviations >= 0 (one per "
+                f"observation), got shape {tuple(obs_noise.shape)}"
+            )
     was_training = actor.training
     actor.train()
     if getattr(actor, "obs_normalization", False):
         actor.obs_normalizer.update(obs)
+        if keep_statistics:
+            actor.obs_normalizer.until = int(actor.obs_normalizer.count)
     optimizer = torch.optim.Adam(actor.mlp.parameters(), lr=learning_rate)
 
     def full_error() -> float:
@@ -148,7 +171,10 @@ def fit_actor_to_demos(
     for epoch in range(epochs):
         order = torch.randperm(len(obs), generator=generator).to(device)
         for batch in order.split(batch_size):
-            loss = torch.nn.functional.mse_loss(actor.mlp(actor.obs_normalizer(obs[batch])), actions[batch])
+            inputs = obs[batch]
+            if obs_noise is not None:
+                inputs = inputs + obs_noise * torch.randn(inputs.shape, generator=generator).to(device)
+            loss = torch.nn.functional.mse_loss(actor.mlp(actor.obs_normalizer(inputs)), actions[batch])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -156,3 +182,86 @@ def fit_actor_to_demos(
             log(f"[demo_init] epoch {epoch + 1} / {epochs}: mean squared action error {full_error():.5f}")
     actor.train(was_training)
     return {"pairs": len(obs), "epochs": epochs, "mse_before": before, "mse_after": full_error()}
+
+
+def term_noise(
+    obs: torch.Tensor, term_names: list[str], term_dims: list[tuple[int, ...]], scales: dict
+) -> torch.Tensor:
+    """Per-observation noise for :func:`fit_actor_to_demos`: the columns of each term named in *scales* get
+    ``scales[term]`` times the demos' standard deviation of that column, the others 0.
+
+    Args:
+        obs: The demos' policy observations ``[steps, obs_dim]``.
+        term_names: The policy group's terms in order (``env.observation_manager.active_terms["policy"]``).
+        term_dims: Their shapes without the env axis (``env.observation_manager.group_obs_term_dim["policy"]``).
+        scales: Term name to a finite scale >= 0 [dimensionless, in standard deviations].
+
+    Raises:
+        KeyError: A term of *scales* is not in the group (the message lists the group's terms).
+        ValueError: A scale is not a finite number >= 0, or the terms' columns do not add up to ``obs_dim``.
+    """
+    widths = [math.prod(dims) for dims in term_dims]
+    if len(term_names) != len(widths) or sum(widths) != obs.shape[-1]:
+        raise ValueError(
+            f"term_noise: the terms {term_names} of shapes {term_dims} hold {sum(widths)} observations, the demos "
+            f"{obs.shape[-1]}: demos of another task?"
+        )
+    unknown = sorted(set(scales) - set(term_names))
+    if unknown:
+        raise KeyError(f"term_noise: no observation term {unknown} in the policy group; its terms are {term_names}")
+    noise = torch.zeros(obs.shape[-1])
+    spread = obs.float().std(dim=0) if len(obs) > 1 else torch.zeros(obs.shape[-1])
+    start = 0
+    for name, width in zip(term_names, widths, strict=True):
+        if name in scales:
+            scale = scales[name]
+            if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale < 0:
+                raise ValueError(f"term_noise: the scale of {name!r} must be a finite number >= 0, got {scale!r}")
+            noise[start : start + width] = float(scale) * spread[start : start + width].cpu()
+        start += width
+    return noise
+
+
+def warm_up_critic(alg, iterations: int) -> None:
+    """Hold rsl-rl PPO's actor (*alg*: ``runner.alg``) fixed for its next *iterations* updates, so that only the
+    critic learns, from the rollouts of the fitted actor, before PPO changes that actor.
+
+    A critic that starts untrained gives the first updates advantages that are noise, and they move a fitted
+    actor away from the demonstrations before any return has been measured. While held, the actor's parameters
+    take no gradient and the learning rate is put back to its starting value after each update (the adaptive
+    schedule would raise it at every mini-batch, the actor's KL being 0). The update after the last held one is
+    ordinary PPO.
+
+    Raises:
+        ValueError: *iterations* is not an int >= 0.
+        TypeError: *alg* has no ``actor``, ``update`` and ``learning_rate`` (not an rsl-rl PPO).
+    """
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+        raise ValueError(f"warm_up_critic: iterations must be an int >= 0, got {iterations!r}")
+    if not all(hasattr(alg, name) for name in ("actor", "update", "learning_rate", "optimizer")):
+        raise TypeError(f"warm_up_critic: {type(alg).__name__} is not an rsl-rl PPO (actor, update, learning_rate)")
+    if iterations == 0:
+        return
+    held = [p for p in alg.actor.parameters() if p.requires_grad]
+    rate = alg.learning_rate
+    update = alg.update
+    done = 0
+
+    def held_update():
+        nonlocal done
+        for p in held:
+            p.requires_grad_(False)
+        try:
+            losses = update()
+        finally:
+            for p in held:
+                p.requires_grad_(True)
+        alg.learning_rate = rate
+        for group in alg.optimizer.param_groups:
+            group["lr"] = rate
+        done += 1
+        if done == iterations:
+            alg.update = update
+        return losses
+
+    alg.update = held_update

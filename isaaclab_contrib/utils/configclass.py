@@ -146,6 +146,17 @@ def _copy_method(self):
     return _deepcopy(self)
 
 
+def _deepcopy_method(self, memo: dict) -> Any:
+    """``copy.deepcopy(cfg)``: the fields deep-copied, :data:`MISSING` kept itself (as :meth:`copy` does), so a
+    field left unset is still recognized as unset in the copy."""
+    memo.setdefault(id(MISSING), MISSING)
+    new = object.__new__(type(self))
+    memo[id(self)] = new
+    for name, value in vars(self).items():
+        object.__setattr__(new, name, _copy.deepcopy(value, memo))
+    return new
+
+
 def _annotate_plain_attributes(klass: type) -> None:
     """Make the class attributes written without an annotation fields, as Isaac Lab's ``configclass`` does
     (``joint_pos = ObsTerm(...)`` in an observation group is a field). Functions, properties, class and static
@@ -205,6 +216,7 @@ def configclass(cls: type[_T] | None = None, **dataclass_kwargs: Any):
             ("to_dict", _to_dict),
             ("replace", _replace),
             ("copy", _copy_method),
+            ("__deepcopy__", _deepcopy_method),
         ):
             if not hasattr(klass, method_name):
                 setattr(klass, method_name, method)
