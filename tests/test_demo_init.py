@@ -362,3 +362,18 @@ def test_warm_up_critic_refuses_a_bad_count_or_an_algorithm_without_an_actor(ite
         warm_up_critic(object(), iterations)
     with pytest.raises(TypeError, match="is not an rsl-rl PPO"):
         warm_up_critic(object(), 1)
+
+
+def test_warm_up_critic_refuses_a_second_hold_while_the_first_lasts(tmp_path):
+    """A second call while the actor is held would end with the first (it puts PPO's update back): refused by
+    name, the pending hold unchanged; once the hold is over, a new one may start."""
+    from isaaclab_contrib.rl.demo_init import warm_up_critic
+
+    runner = _point_runner(tmp_path)
+    warm_up_critic(runner.alg, 2)
+    held = runner.alg.update
+    with pytest.raises(RuntimeError, match="already held for 2 more update"):
+        warm_up_critic(runner.alg, 3)
+    assert runner.alg.update is held
+    runner.learn(num_learning_iterations=2)
+    warm_up_critic(runner.alg, 1)

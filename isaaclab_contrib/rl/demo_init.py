@@ -234,12 +234,18 @@ def warm_up_critic(alg, iterations: int) -> None:
 
     Raises:
         ValueError: *iterations* is not an int >= 0.
+        RuntimeError: *alg*'s actor is still held by an earlier call (its hold would cut the new one short).
         TypeError: *alg* has no ``actor``, ``update`` and ``learning_rate`` (not an rsl-rl PPO).
     """
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
         raise ValueError(f"warm_up_critic: iterations must be an int >= 0, got {iterations!r}")
     if not all(hasattr(alg, name) for name in ("actor", "update", "learning_rate", "optimizer")):
         raise TypeError(f"warm_up_critic: {type(alg).__name__} is not an rsl-rl PPO (actor, update, learning_rate)")
+    if getattr(alg, "_critic_warmup_left", 0) > 0:
+        raise RuntimeError(
+            f"warm_up_critic: the actor is already held for {alg._critic_warmup_left} more update(s); a second hold "
+            "would end with the first"
+        )
     if iterations == 0:
         return
     held = [p for p in alg.actor.parameters() if p.requires_grad]
@@ -260,8 +266,10 @@ def warm_up_critic(alg, iterations: int) -> None:
         for group in alg.optimizer.param_groups:
             group["lr"] = rate
         done += 1
+        alg._critic_warmup_left = iterations - done
         if done == iterations:
             alg.update = update
         return losses
 
+    alg._critic_warmup_left = iterations
     alg.update = held_update
