@@ -7,8 +7,9 @@ Every env runs the task's oracle (its registration's ``oracle_entry_point``); ea
 ``demo_<n>`` with its initial state, actions, policy observations and the states after every step
 (:class:`~isaaclab_contrib.envs.mdp.ActionStateRecorderManagerCfg`). By default only succeeded episodes are written
 (the task's ``success`` termination term; without one, an episode that ran out its time without failing);
-``--all`` writes every episode. Recording stops once ``--num_demos`` episodes are written (episodes that end in
-the same step are all kept). ``scripts/replay_demos.py`` replays them.
+``--all`` writes every episode. Recording stops once ``--num_demos`` episodes are written: where more envs end in
+that last step than are still wanted, the lowest env ids are written and the rest are left out (counted as
+``episodes_not_written``). ``scripts/replay_demos.py`` replays them.
 """
 
 from __future__ import annotations
@@ -24,6 +25,22 @@ from rl_common import make_env, oracle_for, seed_arg, task_id
 from isaaclab_contrib.envs import ManagerBasedRLEnvCfg, load_cfg_from_registry, mdp
 from isaaclab_contrib.managers.recorder_manager import DatasetExportMode
 from isaaclab_contrib.utils.cli import add_device_option, add_num_envs_option, positive_int
+
+
+def write_at_most(recorder, handler, limit: int) -> dict:
+    """Make *recorder* write at most *limit* episodes into *handler*'s dataset; the episodes it drops past that are
+    counted in the returned ``{"count": n}`` (the recorder's own episode counts still count them)."""
+    left_out = {"count": 0}
+    write = recorder.write_episode
+
+    def write_up_to_limit(episode, failed_dataset: bool = False) -> None:
+        if not failed_dataset and handler.demo_count >= limit:
+            left_out["count"] += 1
+            return
+        write(episode, failed_dataset=failed_dataset)
+
+    recorder.write_episode = write_up_to_limit
+    return left_out
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -54,9 +71,11 @@ def main(argv: list[str] | None = None) -> dict:
         if oracle is None:
             raise SystemExit(f"[record_demos] {args.task} has no scripted oracle to record")
         recorder = env.recorder_manager
-        recorder.dataset_file_handlers[False].add_env_args(
+        handler = recorder.dataset_file_handlers[False]
+        handler.add_env_args(
             {"env_name": args.task, "num_envs": args.num_envs, "seed": args.seed, "device": args.device}
         )
+        left_out = write_at_most(recorder, handler, args.num_demos)
         start, steps = time.perf_counter(), 0
         obs, _ = env.reset()
         written = 0
@@ -64,25 +83,23 @@ def main(argv: list[str] | None = None) -> dict:
             while written < args.num_demos:
                 obs, *_ = env.step(oracle(obs))
                 steps += 1
-                count = recorder.exported_successful_episode_count + (
-                    recorder.exported_failed_episode_count if args.all else 0
-                )
-                if count != written:
-                    written = count
+                if handler.demo_count != written:
+                    written = handler.demo_count
                     failed = recorder.exported_failed_episode_count
                     print(
                         f"[record_demos] {written} / {args.num_demos} demos written ({failed} failed episodes)",
                         flush=True,
                     )
-        handler = recorder.dataset_file_handlers[False]
         result = {
             "dataset": str(path),
             "demos": handler.demo_count,
             "failed_episodes": recorder.exported_failed_episode_count,
+            "episodes_not_written": left_out["count"],
             "env_steps": steps * args.num_envs,
             "seconds": time.perf_counter() - start,
         }
-        print(f"[record_demos] wrote {result['demos']} demos to {path} in {result['seconds']:.1f} s")
+        extra = f" ({left_out['count']} more that ended in the last step left out)" if left_out["count"] else ""
+        print(f"[record_demos] wrote {result['demos']} demos to {path} in {result['seconds']:.1f} s{extra}")
         return result
     finally:
         env.close()

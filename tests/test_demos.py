@@ -47,6 +47,15 @@ def test_record_replay_and_the_file_layout(tmp_path):
     assert exit_info.value.code == 1
 
 
+def test_record_writes_the_demos_asked_when_more_episodes_end_together(tmp_path):
+    path = tmp_path / "one.hdf5"  # both envs run out their time in the same step; one demo is asked
+    result = record_demos.main(["--num_demos", "1", "--num_envs", "2", "--dataset_file", str(path), "--seed", "4"])
+    assert result["demos"] == 1 and result["episodes_not_written"] == 1
+    with h5py.File(path, "r") as f:
+        assert list(f["data"].keys()) == ["demo_0"]
+        assert int(f["data"].attrs["total"]) == int(f["data/demo_0"].attrs["num_samples"])
+
+
 def test_the_dataset_handler_refuses_what_is_not_a_dataset(tmp_path):
     handler = HDF5DatasetFileHandler()
     with pytest.raises(FileNotFoundError, match="no dataset file"):
