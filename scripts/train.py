@@ -35,12 +35,12 @@ recipe; for CPU budgets where PPO from scratch does not find the reward): the da
 ``scripts/record_demos.py`` wrote on the same task; the actor's observation normalizer takes the demos'
 statistics and its mean action is fitted to their actions (``--demo_epochs`` passes,
 :func:`~isaaclab_contrib.rl.demo_init.fit_actor_to_demos`); the fit's errors are in ``result.json``
-(``demo_init``). The action noise stays the runner config's ``actor.init_std``. ``--demo_keep_statistics`` makes the
-actor's normalizer keep the demos' statistics (rsl-rl's learns on from the rollouts). ``--demo_obs_noise TERM=SCALE`` noises a policy observation term during the fit (``actions=2``: the
-last action, against a fit that copies it); ``--demo_critic_warmup N`` holds the fitted actor for the first N
-PPO iterations, so that only the critic learns. Under ``--distributed`` every
-process fits its own copy and rsl-rl starts them all from rank 0's actor (it broadcasts the models when it
-starts learning).
+(``demo_init``). The action noise stays the runner config's ``actor.init_std``. ``--demo_keep_statistics``
+makes the actor's normalizer keep the demos' statistics (rsl-rl's learns on from the rollouts).
+``--demo_obs_noise TERM=SCALE`` noises a policy observation term during the fit (``actions=2``: the last action,
+against a fit that copies it); ``--demo_critic_warmup N`` holds the fitted actor for the first N PPO iterations,
+so that only the critic learns. Under ``--distributed`` every process fits its own copy and rsl-rl starts them
+all from rank 0's actor (it broadcasts the models when it starts learning).
 
 ``--video`` records clips of the viewer camera (``env.render()``, the env made with
 ``render_mode="rgb_array"``) during training: ``--video_length`` env steps (default 200) every
