@@ -141,6 +141,20 @@ def test_root_and_body_observations_equal_the_body_state(shared_env):
     pose = mdp.body_pose_w(env, robot).view(N, 2, 7)
     assert torch.allclose(pose[:, 0, :3], torso_q[:, :3] - origins)
     assert torch.equal(pose[:, 1, 3:], raw["body_q"][:, 2, 3:])
+    # in the root's frame: the foot's offset from the torso turned back by the torso's rotation matrix
+    x, y, z, w = torso_q[:, 3:].unbind(-1)
+    rot = torch.stack(
+        [
+            torch.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
+            torch.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
+            torch.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
+        ],
+        -2,
+    )
+    feet_b = mdp.body_pos_b(env, robot).view(N, 2, 3)
+    offset_w = raw["body_q"][:, 2, :3] - torso_q[:, :3]
+    assert torch.allclose(feet_b[:, 1], (rot.transpose(1, 2) @ offset_w.unsqueeze(-1)).squeeze(-1), atol=1e-5)
+    assert torch.allclose(feet_b[:, 0], torch.zeros(N, 3), atol=1e-6)  # the root itself
     assert torch.equal(
         mdp.root_height_below_minimum(env, minimum_height=10.0, asset_cfg=robot), torch.ones(N, dtype=torch.bool)
     )

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING
 import torch
 
 from isaaclab_contrib.managers import SceneEntityCfg
+from isaaclab_contrib.utils.math import quat_apply, quat_conjugate
 
 if TYPE_CHECKING:
     from isaaclab_contrib.envs import ManagerBasedEnv, ManagerBasedRLEnv
 
 __all__ = [
+    "body_pos_b",
     "body_pose_w",
     "generated_commands",
     "image",
@@ -106,6 +108,20 @@ def body_pose_w(env: ManagerBasedEnv, asset_cfg: SceneEntityCfg = ROBOT) -> torc
     pos = data.body_pos_w.torch[:, asset_cfg.body_ids] - env.scene.env_origins.unsqueeze(1)
     quat = data.body_quat_w.torch[:, asset_cfg.body_ids]
     return torch.cat([pos, quat], dim=-1).reshape(env.num_envs, -1)
+
+
+def body_pos_b(env: ManagerBasedEnv, asset_cfg: SceneEntityCfg = ROBOT) -> torch.Tensor:
+    """Positions of the selected bodies in the asset's root frame [m], flattened: ``[num_envs, bodies * 3]``.
+
+    Not one of Isaac Lab's terms: its manipulation tasks read an end effector through a frame transformer. This is
+    the frame in which the differential IK action takes its absolute targets, so a policy of that action sees where
+    its hand is.
+    """
+    data = env.scene[asset_cfg.name].data
+    root_pos, root_quat = data.root_pos_w.torch, data.root_quat_w.torch
+    pos = data.body_pos_w.torch[:, asset_cfg.body_ids] - root_pos.unsqueeze(1)
+    pos = quat_apply(quat_conjugate(root_quat).unsqueeze(1).expand(-1, pos.shape[1], -1), pos)
+    return pos.reshape(env.num_envs, -1)
 
 
 def last_action(env: ManagerBasedEnv, action_name: str | None = None) -> torch.Tensor:
