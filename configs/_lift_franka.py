@@ -381,6 +381,7 @@ def lift_oracle(
     lift_first: float = 0.0,
     offset_smoothing: float | None = None,
     joint_action_limit: float = 4.0,
+    hold_radius: float = 0.02,
 ):
     """A scripted pick through the ``ik`` preset's math, with privileged state: over the grasp point, down, close,
     then carry the object's center to the command.
@@ -438,11 +439,20 @@ def lift_oracle(
             damping: at 1 (the policy's usual range) 0.36 rad/s on joints 1-4, too slow for the phases above (the
             hand closed 6 cm over the beam); at 4, 1.4 rad/s, under the joints' 2.175 rad/s limit. Like the
             policy's, the actions are not clipped by the env (the runner's ``clip_actions`` is ``None``).
+        hold_radius: Where a call passes ``hold`` (below), the greatest distance [m] kept between the commanded
+            point and the tool center point in the envs it marks.
+
+    Returns:
+        ``act(obs, hold=None) -> actions``. *hold* (``[num_envs]`` bool, optional) marks envs whose commanded point
+        is first pulled back to within *hold_radius* of the tool center point (not at an episode's first step):
+        while another policy drives them (DAgger, ``scripts/train_dagger.py``), the oracle's plan then starts
+        from where the hand is instead of running ahead on its own time plan, and its action is a correction
+        from the state it is asked about.
     """
     checks = [("hover", hover, ">= 0"), ("speed", speed, "> 0"), ("lead", lead, ">= 0"), ("integral", integral, ">= 0")]
     checks += [("floor_gain", floor_gain, ">= 0"), ("align", align, ">= 0"), ("yaw", yaw, "any")]
     checks += [("joint_action_limit", joint_action_limit, "> 0"), ("peel_height", peel_height, ">= 0")]
-    checks += [("lift_first", lift_first, ">= 0")]
+    checks += [("lift_first", lift_first, ">= 0"), ("hold_radius", hold_radius, "> 0")]
     checks += [
         (name, value, "> 0")
         for name, value in (("arrive", arrive), ("carry_speed", carry_speed), ("peel_speed", peel_speed))
@@ -488,10 +498,19 @@ def lift_oracle(
         root_pos, root_quat = robot.data.root_pos_w.torch, robot.data.root_quat_w.torch
         return quat_apply(quat_conjugate(root_quat), points_w - root_pos)
 
-    def act(_obs) -> torch.Tensor:
+    def act(_obs, hold: torch.Tensor | None = None) -> torch.Tensor:
         t = env.episode_length_buf
         tcp = to_base(robot.data.body_pos_w.torch[:, tcp_id])
         start = (t == 0).unsqueeze(-1)
+        if hold is not None:
+            if not isinstance(hold, torch.Tensor) or hold.shape != (env.num_envs,) or hold.dtype != torch.bool:
+                raise ValueError(
+                    f"lift_oracle: hold must be a bool tensor of shape ({env.num_envs},), got "
+                    f"{getattr(hold, 'dtype', type(hold).__name__)} {tuple(getattr(hold, 'shape', ()))}"
+                )
+            gap = commanded - tcp
+            held = tcp + gap * (hold_radius / gap.norm(dim=-1, keepdim=True).clamp(min=hold_radius))
+            commanded.copy_(torch.where(hold.to(env.device).unsqueeze(-1), held, commanded))
         grasp.copy_(torch.where(start, to_base(grasp_point(env)), grasp))
         commanded.copy_(torch.where(start, tcp, commanded))
         _, quat = ik._ee_pose_b()

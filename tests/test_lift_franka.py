@@ -117,11 +117,41 @@ def test_the_ik_abs_tasks_are_the_tasks_with_the_ik_preset_and_a_small_action_no
         close = env.action_manager.get_term("gripper_action")._close
         assert torch.equal(close, torch.full((2,), base_cls().ik_gripper_close))
         assert env.reward_manager.active_terms == TASKS[f"Isaac-Lift-{kind.capitalize()}-Franka-v0"][1]
+        assert env.observation_manager.active_terms["policy"] == [*POLICY_TERMS, "tcp_position"]
         obs, _ = env.reset()
         act = getattr(lf, f"{kind}_oracle")(env)
         for _ in range(3):
             obs, reward, *_ = env.step(act(obs))
         assert torch.isfinite(obs["policy"]).all() and torch.isfinite(reward).all()
+        # the TCP's position in the robot's base frame ends the group; the base stands unrotated at the env's
+        # origin in these scenes, so that is the world position less the origin
+        robot = env.scene["robot"]
+        assert torch.equal(robot.data.root_quat_w.torch, torch.tensor([[0.0, 0.0, 0.0, 1.0]] * 2))
+        assert torch.allclose(robot.data.root_pos_w.torch, env.scene.env_origins, atol=1e-6)
+        tcp_w = robot.data.body_pos_w.torch[:, robot.find_bodies("panda_hand_tcp")[0][0]]
+        assert torch.allclose(obs["policy"][:, -3:], tcp_w - env.scene.env_origins, atol=1e-5)
+    finally:
+        env.close()
+
+
+def test_the_held_oracle_keeps_its_plan_near_the_hand_in_the_marked_envs_only():
+    """The hand is held still (its own position commanded) while the oracle plans: unheld, its commanded point runs
+    ahead to the approach point; held, it stays within ``hold_radius`` plus one step of the hand."""
+    env = ManagerBasedRLEnv(_cfg(lfi.LiftSoftIkEnvCfg))
+    try:
+        act = lift_oracle(env, lf.object_com, lf.object_com, lead=0.0, integral=0.0)  # the target is the plan
+        obs, _ = env.reset()
+        hold = torch.tensor([True, False])
+        for _ in range(30):
+            tcp = obs["policy"][:, -3:]
+            labels = act(obs, hold=hold)
+            obs, *_ = env.step(torch.cat([tcp, labels[:, 3:7], torch.ones(2, 1)], dim=-1))
+        gap = (labels[:, :3] - tcp).norm(dim=-1)
+        assert gap[0] <= 0.02 + 0.4 * env.step_dt + 1e-4, gap  # radius + one step at the oracle's 0.4 m/s
+        assert gap[1] > 0.1, gap
+        for bad in ([True, False], torch.tensor([1, 0]), torch.ones(3, dtype=torch.bool)):
+            with pytest.raises(ValueError, match="lift_oracle: hold must be a bool tensor of shape"):
+                act(obs, hold=bad)
     finally:
         env.close()
 
@@ -333,6 +363,7 @@ def test_the_cable_slides_out_of_the_grip_with_isaac_labs_10_vbd_iterations():
         ("peel_speed", 0.0),
         ("peel_height", -0.01),
         ("lift_first", float("inf")),
+        ("hold_radius", 0.0),
     ],
 )
 def test_lift_oracle_refuses_a_negative_or_non_finite_option_by_name(option, value):
