@@ -38,7 +38,7 @@ from rl_common import log_root_arg, make_env, oracle_for, seed_arg, task_id
 from isaaclab_contrib.envs import ManagerBasedRLEnvCfg, load_cfg_from_registry
 from isaaclab_contrib.rl import create_run_dir
 from isaaclab_contrib.rl.dagger import DaggerActor, collect_round, expert_share, fit_actor, oracle_accepts_hold
-from isaaclab_contrib.utils.cli import add_device_option, add_num_envs_option, positive_int
+from isaaclab_contrib.utils.cli import add_device_option, add_num_envs_option, positive_float, positive_int
 
 SERIES = ("actor_return", "actor_success", "oracle_return", "oracle_success", "fit_rmse", "pairs")
 
@@ -54,30 +54,33 @@ def shares_arg(text: str) -> list[float]:
     return shares
 
 
-def positive_float(text: str) -> float:
-    """argparse type: a finite number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(value) and value > 0.0):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
-    return value
-
-
 def term_columns(env, group: str, term: str) -> list[int]:
-    """The columns of the observation term *term* in the concatenated group *group*.
+    """The columns of the observation term *term* in the concatenated group *group*; ``NAME[START:STOP]`` takes a
+    slice of the term's own columns (``actions[0:3]``: the position part of the last action).
 
     Raises:
-        SystemExit: The group has no such term.
+        SystemExit: The group has no such term, or the slice is malformed or empty.
     """
+    name, _, rest = term.partition("[")
     manager = env.observation_manager
     names = manager.active_terms.get(group, [])
-    if term not in names:
-        raise SystemExit(f"[train_dagger] the {group!r} observation group has no term {term!r} (it has {names})")
+    if name not in names:
+        raise SystemExit(f"[train_dagger] the {group!r} observation group has no term {name!r} (it has {names})")
     widths = [math.prod(dims) for dims in manager.group_obs_term_dim[group]]
-    start = sum(widths[: names.index(term)])
-    return list(range(start, start + widths[names.index(term)]))
+    start = sum(widths[: names.index(name)])
+    columns = list(range(start, start + widths[names.index(name)]))
+    if not rest:
+        return columns
+    bounds = rest[:-1].split(":") if rest.endswith("]") else []
+    try:
+        if len(bounds) != 2:
+            raise ValueError
+        chosen = columns[slice(*(int(b) if b.strip() else None for b in bounds))]
+    except ValueError:
+        raise SystemExit(f"[train_dagger] {term!r}: a term's slice is written NAME[START:STOP]") from None
+    if not chosen:
+        raise SystemExit(f"[train_dagger] {term!r} selects no column of the term ({len(columns)} wide)")
+    return chosen
 
 
 def save_progress(folder: Path, actor: torch.nn.Module, result: dict) -> None:
@@ -111,8 +114,8 @@ def main(argv: list[str] | None = None) -> dict:
         "--relative-term",
         action="append",
         default=[],
-        help="with --offset_term: a policy observation term of 3-vectors (e.g. object_points) whose differences from "
-        "the offset term are added to the actor's inputs (repeatable)",
+        help="with --offset_term: a policy observation term of 3-vectors (e.g. object_points, or a slice such as "
+        "actions[0:3]) whose differences from the offset term are added to the actor's inputs (repeatable)",
     )
     parser.add_argument("--first_passes", "--first-passes", type=positive_int, default=100)
     parser.add_argument("--passes", type=positive_int, default=40)

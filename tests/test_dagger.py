@@ -254,3 +254,25 @@ def test_plot_dagger_rounds_refuses_a_folder_that_is_not_a_run(tmp_path, capsys)
         plot_dagger_rounds.main([str(tmp_path), "--output", str(tmp_path / "x.png")])
     assert "is not a train_dagger.py run folder (no rounds.json in it)" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_term_columns_names_a_term_or_a_slice_of_it():
+    env = _beam_env(4)
+    try:
+        names = env.observation_manager.active_terms["policy"]
+        assert names[-2:] == ["actions", "tcp_position"]
+        assert train_dagger.term_columns(env, "policy", "tcp_position") == [93, 94, 95]
+        assert train_dagger.term_columns(env, "policy", "actions") == list(range(85, 93))
+        assert train_dagger.term_columns(env, "policy", "actions[0:3]") == [85, 86, 87]
+        assert train_dagger.term_columns(env, "policy", "actions[5:]") == [90, 91, 92]
+        for bad, match in (
+            ("actions[0]", "is written NAME"),
+            ("actions[a:b]", "is written NAME"),
+            ("actions[0:3", "is written NAME"),
+            ("actions[4:2]", "selects no column"),
+            ("action[0:3]", "has no term 'action'"),
+        ):
+            with pytest.raises(SystemExit, match=match):
+                train_dagger.term_columns(env, "policy", bad)
+    finally:
+        env.close()

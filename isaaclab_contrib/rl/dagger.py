@@ -48,9 +48,10 @@ def oracle_accepts_hold(oracle: Callable) -> bool:
 
 
 class DaggerActor(torch.nn.Module):
-    """``obs -> action``: an MLP (ELU between layers) on inputs standardized by the mean and standard deviation of
-    the observations it was last fitted to (buffers, saved with the weights), plus, optionally, some observation
-    columns added to the first action columns.
+    """``obs -> action``: an MLP (ELU between layers) on its inputs (the observation, and optionally points taken
+    relative to an observed position) standardized by their mean and standard deviation over the observations it
+    was last fitted to (buffers, saved with the weights), plus, optionally, some observation columns added to the
+    first action columns.
 
     Args:
         num_obs: Width of the observation [dimensionless count].
