@@ -37,7 +37,14 @@ from rl_common import log_root_arg, make_env, oracle_for, seed_arg, task_id
 
 from isaaclab_contrib.envs import ManagerBasedRLEnvCfg, load_cfg_from_registry
 from isaaclab_contrib.rl import create_run_dir
-from isaaclab_contrib.rl.dagger import DaggerActor, collect_round, expert_share, fit_actor, oracle_accepts_hold
+from isaaclab_contrib.rl.dagger import (
+    DaggerActor,
+    collect_round,
+    expert_share,
+    fit_actor,
+    oracle_accepts_hold,
+    success_metrics,
+)
 from isaaclab_contrib.utils.cli import add_device_option, add_num_envs_option, positive_float, positive_int
 
 SERIES = ("actor_return", "actor_success", "oracle_return", "oracle_success", "fit_rmse", "pairs")
@@ -147,15 +154,10 @@ def main(argv: list[str] | None = None) -> dict:
             raise SystemExit(f"[train_dagger] {args.task} has no oracle_entry_point: DAgger needs its scripted oracle")
         if args.hold and not oracle_accepts_hold(oracle):
             raise SystemExit(f"[train_dagger] --hold: the oracle of {args.task} takes no hold (only lift_oracle does)")
-        commands = env.command_manager
-        if (
-            args.command_name not in commands.active_terms
-            or "success" not in commands.get_term(args.command_name).metrics
-        ):
-            raise SystemExit(
-                f"[train_dagger] {args.task} has no command term {args.command_name!r} with a success metric "
-                f"(its command terms: {commands.active_terms}); name one with --command_name"
-            )
+        try:
+            success_metrics(env, args.command_name, f"[train_dagger] {args.task}")
+        except ValueError as err:
+            raise SystemExit(f"{err}; name one with --command_name") from None
         obs, _ = env.reset()
         offset = [] if args.offset_term is None else term_columns(env, "policy", args.offset_term)
         num_actions = env.action_manager.total_action_dim

@@ -108,6 +108,8 @@ def test_fit_actor_recovers_a_linear_map_over_badly_scaled_inputs():
         (torch.zeros(5, 3), torch.zeros(4, 2), {}, "same pairs"),
         (torch.zeros(5), torch.zeros(5, 2), {}, "same pairs"),
         (torch.full((5, 3), float("nan")), torch.zeros(5, 2), {}, "finite"),
+        (torch.zeros(5, 4), torch.zeros(5, 2), {}, "maps 3 observations to 2 actions, the pairs are 4 and 2 wide"),
+        (torch.zeros(5, 3), torch.zeros(5, 1), {}, "maps 3 observations to 2 actions, the pairs are 3 and 1 wide"),
         (torch.zeros(5, 3), torch.zeros(5, 2), {"passes": 0}, "passes"),
         (torch.zeros(5, 3), torch.zeros(5, 2), {"batch_size": 2.5}, "batch_size"),
     ],

@@ -21,7 +21,15 @@ from dataclasses import dataclass
 
 import torch
 
-__all__ = ["DaggerActor", "RoundData", "collect_round", "expert_share", "fit_actor", "oracle_accepts_hold"]
+__all__ = [
+    "DaggerActor",
+    "RoundData",
+    "collect_round",
+    "expert_share",
+    "fit_actor",
+    "oracle_accepts_hold",
+    "success_metrics",
+]
 
 
 def expert_share(round_index: int, shares: Sequence[float]) -> float:
@@ -37,6 +45,22 @@ def expert_share(round_index: int, shares: Sequence[float]) -> float:
         if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
             raise ValueError(f"expert_share: every share must be a number in [0, 1], got {share!r} in {list(shares)}")
     return float(shares[round_index]) if round_index < len(shares) else 0.0
+
+
+def success_metrics(env, command_name: str, where: str = "success_metrics") -> dict[str, torch.Tensor]:
+    """The metrics of *env*'s command term *command_name*, which hold ``"success"`` (``[num_envs]``, 1 where the
+    command is met); *where* opens the error message.
+
+    Raises:
+        ValueError: *env* has no such command term, or the term logs no ``success`` metric.
+    """
+    commands = env.command_manager
+    if command_name not in commands.active_terms or "success" not in commands.get_term(command_name).metrics:
+        raise ValueError(
+            f"{where}: the env has no command term {command_name!r} with a success metric (its command terms: "
+            f"{commands.active_terms})"
+        )
+    return commands.get_term(command_name).metrics
 
 
 def oracle_accepts_hold(oracle: Callable) -> bool:
@@ -92,15 +116,14 @@ class DaggerActor(torch.nn.Module):
         layers.append(torch.nn.Linear(dims[-1], num_actions))
         self.net = torch.nn.Sequential(*layers)
         columns = list(offset_columns)
+        if len(columns) > num_actions:
+            raise ValueError(
+                f"DaggerActor: offset_columns must be at most num_actions ({num_actions}), got {columns!r}"
+            )
         for name, given in (("offset_columns", columns), ("relative_columns", relative)):
-            if (name == "offset_columns" and len(given) > num_actions) or any(
-                isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < num_obs for c in given
-            ):
-                raise ValueError(
-                    f"DaggerActor: {name} must be observation columns in [0, {num_obs})"
-                    + (f", at most num_actions ({num_actions}) of them" if name == "offset_columns" else "")
-                    + f", got {given!r}"
-                )
+            if any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < num_obs for c in given):
+                raise ValueError(f"DaggerActor: {name} must be observation columns in [0, {num_obs}), got {given!r}")
+        self.num_obs, self.num_actions = num_obs, num_actions
         self.register_buffer("obs_mean", torch.zeros(dims[0]))
         self.register_buffer("obs_std", torch.ones(dims[0]))
         self.register_buffer("offset_columns", torch.tensor(columns, dtype=torch.long))
@@ -183,15 +206,9 @@ def collect_round(
         raise ValueError(f"collect_round: expert_envs must be a bool tensor of shape ({n},), got {expert_envs!r}")
     if hold and not oracle_accepts_hold(oracle):
         raise ValueError("collect_round: hold=True needs an oracle that takes hold (the lift tasks' lift_oracle)")
-    if command_name not in env.command_manager.active_terms:
-        raise ValueError(
-            f"collect_round: the env has no command term {command_name!r} (it has {env.command_manager.active_terms})"
-        )
     if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
         raise ValueError(f"collect_round: max_steps must be an int >= 1 or None, got {max_steps!r}")
-    metrics = env.command_manager.get_term(command_name).metrics
-    if "success" not in metrics:
-        raise ValueError(f"collect_round: the command term {command_name!r} logs no 'success' metric")
+    metrics = success_metrics(env, command_name, "collect_round")
     device = env.device
     expert_envs = expert_envs.to(device)
     obs, _ = env.reset()
@@ -245,12 +262,18 @@ def fit_actor(
     over *obs* (floored at 1e-6; :meth:`DaggerActor.inputs`). Returns the root-mean-square error over all pairs after the fit [the actions' units].
 
     Raises:
-        ValueError: No pairs, mismatched shapes, non-finite values, or *passes* / *batch_size* below 1.
+        ValueError: No pairs, mismatched shapes (with each other or with the actor), non-finite values, or
+            *passes* / *batch_size* below 1.
     """
     if obs.ndim != 2 or labels.ndim != 2 or len(obs) != len(labels) or len(obs) == 0:
         raise ValueError(
             f"fit_actor: obs and labels must be [pairs, width] with the same pairs (> 0), got {tuple(obs.shape)} "
             f"and {tuple(labels.shape)}"
+        )
+    if obs.shape[1] != actor.num_obs or labels.shape[1] != actor.num_actions:
+        raise ValueError(
+            f"fit_actor: the actor maps {actor.num_obs} observations to {actor.num_actions} actions, the pairs are "
+            f"{obs.shape[1]} and {labels.shape[1]} wide"
         )
     if not (torch.isfinite(obs).all() and torch.isfinite(labels).all()):
         raise ValueError("fit_actor: obs and labels must be finite (a NaN or inf in the pairs)")
