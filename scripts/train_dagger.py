@@ -12,7 +12,8 @@ episode per env from a reset; every step is labelled with the oracle's action an
 within 2 cm of the hand in the envs the actor drives (see ``lift_oracle``). ``--offset_term tcp_position`` (the
 ``-IK-Abs-v0`` tasks) adds the hand's position to the actor's position target, so the MLP fits the step from the
 hand to the target, and ``--relative_term object_points`` gives it the object's points less the hand's position
-as inputs too (see ``DaggerActor``).
+as inputs too (see ``DaggerActor``). ``--action_min 2=0.001`` keeps the actor's target at least 1 mm over the table
+(its output is clamped there; the fit is of the unclamped output).
 
 Writes into a new folder ``<log_root>/<task>/<time>_seed<seed>/``: the tensorboard log (``Dagger/actor_return``,
 ``Dagger/actor_success``, ``Dagger/oracle_return``, ``Dagger/oracle_success``, ``Dagger/fit_rmse``,
@@ -69,13 +70,10 @@ def term_columns(env, group: str, term: str) -> list[int]:
         SystemExit: The group has no such term, or the slice is malformed or empty.
     """
     name, _, rest = term.partition("[")
-    manager = env.observation_manager
-    names = manager.active_terms.get(group, [])
-    if name not in names:
-        raise SystemExit(f"[train_dagger] the {group!r} observation group has no term {name!r} (it has {names})")
-    widths = [math.prod(dims) for dims in manager.group_obs_term_dim[group]]
-    start = sum(widths[: names.index(name)])
-    columns = list(range(start, start + widths[names.index(name)]))
+    spans = env.observation_manager.term_columns(group)
+    if name not in spans:
+        raise SystemExit(f"[train_dagger] the {group!r} observation group has no term {name!r} (it has {list(spans)})")
+    columns = list(spans[name])
     if not rest:
         return columns
     bounds = rest[:-1].split(":") if rest.endswith("]") else []
@@ -88,6 +86,39 @@ def term_columns(env, group: str, term: str) -> list[int]:
     if not chosen:
         raise SystemExit(f"[train_dagger] {term!r} selects no column of the term ({len(columns)} wide)")
     return chosen
+
+
+def bounds_arg(text: str) -> tuple[int, float]:
+    """argparse type: ``COLUMN=VALUE``, an action column and a bound on it."""
+    column, sep, value = text.partition("=")
+    try:
+        parsed = (int(column), float(value))
+    except ValueError:
+        parsed = None
+    if not sep or parsed is None or parsed[0] < 0 or math.isnan(parsed[1]):
+        raise argparse.ArgumentTypeError(f"{text!r} is not COLUMN=VALUE (a column >= 0 and a number)")
+    return parsed
+
+
+def action_bounds(pairs: list[tuple[int, float]], num_actions: int, flag: str, default: float) -> list[float] | None:
+    """The per-column bounds for ``DaggerActor`` from ``--action_min`` / ``--action_max`` pairs (*default*
+    elsewhere; ``None`` for none given).
+
+    Raises:
+        SystemExit: A column outside the action or given twice.
+    """
+    if not pairs:
+        return None
+    bounds = [default] * num_actions
+    seen: set[int] = set()
+    for column, value in pairs:
+        if column >= num_actions or column in seen:
+            raise SystemExit(
+                f"[train_dagger] {flag} {column}={value}: the action has columns 0-{num_actions - 1}, each bounded once"
+            )
+        seen.add(column)
+        bounds[column] = value
+    return bounds
 
 
 def save_progress(folder: Path, actor: torch.nn.Module, result: dict) -> None:
@@ -124,6 +155,17 @@ def main(argv: list[str] | None = None) -> dict:
         help="with --offset_term: a policy observation term of 3-vectors (e.g. object_points, or a slice such as "
         "actions[0:3]) whose differences from the offset term are added to the actor's inputs (repeatable)",
     )
+    for flag, side in (("min", "lowest"), ("max", "highest")):
+        parser.add_argument(
+            f"--action_{flag}",
+            f"--action-{flag}",
+            type=bounds_arg,
+            action="append",
+            default=[],
+            metavar="COLUMN=VALUE",
+            help=f"the {side} value the actor sends in an action column (repeatable; e.g. 2=0.001 with the "
+            "-IK-Abs-v0 tasks: the target's height over the table, at least 1 mm)",
+        )
     parser.add_argument("--first_passes", "--first-passes", type=positive_int, default=100)
     parser.add_argument("--passes", type=positive_int, default=40)
     parser.add_argument("--lr", type=positive_float, default=1.0e-3)
@@ -171,7 +213,19 @@ def main(argv: list[str] | None = None) -> dict:
                 f"[train_dagger] --relative_term {args.relative_term} is not made of {len(offset)}-vectors like "
                 f"--offset_term {args.offset_term}"
             )
-        actor = DaggerActor(obs["policy"].shape[1], num_actions, offset_columns=offset, relative_columns=relative)
+        low = action_bounds(args.action_min, num_actions, "--action_min", -math.inf)
+        high = action_bounds(args.action_max, num_actions, "--action_max", math.inf)
+        try:
+            actor = DaggerActor(
+                obs["policy"].shape[1],
+                num_actions,
+                offset_columns=offset,
+                relative_columns=relative,
+                action_min=low,
+                action_max=high,
+            )
+        except ValueError as err:
+            raise SystemExit(f"[train_dagger] {err}") from None
         actor = actor.to(env.device).eval()
         optimizer = torch.optim.Adam(actor.parameters(), lr=args.lr)
         folder = create_run_dir(args.log_root, args.task, args.seed)

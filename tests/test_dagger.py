@@ -4,6 +4,7 @@ how success is read; the script end to end."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
@@ -78,6 +79,38 @@ def test_relative_columns_add_the_points_less_the_offset_to_the_inputs():
         DaggerActor(7, 2, relative_columns=[0, 1])
     with pytest.raises(ValueError, match="relative_columns must be observation columns"):
         DaggerActor(7, 2, offset_columns=[4, 5], relative_columns=[0, 7])
+
+
+def test_action_bounds_clamp_what_the_actor_sends_but_not_what_it_fits():
+    actor = DaggerActor(3, 2, hidden_dims=(8,), action_min=[0.0, -math.inf], action_max=[math.inf, 1.0])
+    torch.nn.init.zeros_(actor.net[-1].weight)
+    torch.nn.init.constant_(actor.net[-1].bias, 0.0)
+    with torch.no_grad():
+        actor.net[-1].bias.copy_(torch.tensor([-0.5, 2.0]))
+    obs = torch.randn(4, 3)
+    assert torch.equal(actor.unbounded(obs), torch.tensor([[-0.5, 2.0]]).expand(4, 2))
+    assert torch.equal(actor(obs), torch.tensor([[0.0, 1.0]]).expand(4, 2))
+    assert torch.equal(torch.jit.script(actor)(obs), actor(obs))
+    # Labels under the floor: the fit still moves the unclamped output onto them (a fit of the clamped output
+    # would have no gradient there), while the actor keeps sending the floor.
+    gen = torch.Generator().manual_seed(0)
+    labels = torch.tensor([[-2.0, 0.5]]).expand(64, 2)
+    rmse = fit_actor(actor, torch.optim.Adam(actor.parameters(), lr=1e-2), torch.randn(64, 3), labels, 50, 16, gen)
+    assert rmse < 0.05
+    assert torch.allclose(actor.unbounded(obs), torch.tensor([[-2.0, 0.5]]), atol=0.1)
+    assert torch.equal(actor(obs)[:, 0], torch.zeros(4))
+    unbounded = DaggerActor(3, 2, hidden_dims=(8,))
+    assert torch.equal(unbounded.action_min, torch.full((2,), -math.inf))
+    assert torch.equal(unbounded.action_max, torch.full((2,), math.inf))
+    for kwargs, match in (
+        ({"action_min": [0.0]}, "action_min must be 2 numbers"),
+        ({"action_max": [0.0, "1"]}, "action_max must be 2 numbers"),
+        ({"action_min": [True, 0.0]}, "action_min must be 2 numbers"),
+        ({"action_min": [float("nan"), 0.0]}, "must not hold NaN"),
+        ({"action_min": [1.0, 0.0], "action_max": [0.0, 1.0]}, "must not exceed"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            DaggerActor(3, 2, **kwargs)
 
 
 def test_fit_actor_recovers_a_linear_map_over_badly_scaled_inputs():
@@ -206,7 +239,7 @@ def test_train_dagger_writes_its_log_curves_and_a_policy_that_runs(tmp_path):
         [
             *("--task", lfi.IK_TASK_IDS["soft"], "--num_envs", "4", "--rounds", "3", "--max_steps", "6", "--hold"),
             *("--first_passes", "2", "--passes", "1", "--expert_shares", "1,0", "--log_root", str(tmp_path)),
-            *("--offset_term", "tcp_position", "--relative_term", "object_points"),
+            *("--offset_term", "tcp_position", "--relative_term", "object_points", "--action_min", "2=0.05"),
         ]
     )
     folder = Path(result["folder"])
@@ -225,11 +258,14 @@ def test_train_dagger_writes_its_log_curves_and_a_policy_that_runs(tmp_path):
     assert state["offset_columns"].tolist() == [93, 94, 95] and state["relative_columns"].tolist() == list(
         range(18, 78)
     )
+    floor = [-math.inf, -math.inf, 0.05] + [-math.inf] * 5
+    assert state["action_min"].tolist() == floor and state["action_max"].tolist() == [math.inf] * 8
     actor = DaggerActor(num_obs, 8, offset_columns=[93, 94, 95], relative_columns=list(range(18, 78)))
     actor.load_state_dict(state)
     assert len(state["obs_mean"]) == num_obs + 60
     obs = torch.randn(3, num_obs)
-    assert torch.allclose(policy(obs), actor(obs))
+    obs[:, 95] = -1.0  # the hand a metre under the table: the unclamped target is far below the floor
+    assert torch.allclose(policy(obs), actor(obs)) and bool((policy(obs)[:, 2] == 0.05).all())
 
 
 def test_train_dagger_refuses_bad_shares_a_direct_task_and_a_hold_or_command_the_task_lacks(capsys, tmp_path):
@@ -249,6 +285,23 @@ def test_train_dagger_refuses_bad_shares_a_direct_task_and_a_hold_or_command_the
     with pytest.raises(SystemExit, match="the 'policy' observation group has no term 'tcp_position'"):
         train_dagger.main(["--task", lf.SOFT_TASK_ID, "--num_envs", "1", "--offset_term", "tcp_position"])
     assert not any(tmp_path.iterdir())  # refused before any log folder was made
+
+
+def test_action_bound_flags_name_a_column_and_a_value_once(capsys):
+    assert train_dagger.bounds_arg("2=0.001") == (2, 0.001)
+    assert train_dagger.bounds_arg("0=-inf") == (0, -math.inf)
+    for bad in ("2", "x=1", "-1=0", "2=nan", "2=low", "=1"):
+        with pytest.raises(argparse.ArgumentTypeError, match="is not COLUMN=VALUE"):
+            train_dagger.bounds_arg(bad)
+    assert train_dagger.action_bounds([], 3, "--action_min", -math.inf) is None
+    assert train_dagger.action_bounds([(2, 0.5)], 3, "--action_min", -math.inf) == [-math.inf, -math.inf, 0.5]
+    with pytest.raises(SystemExit, match=r"--action_max 3=1\.0: the action has columns 0-2"):
+        train_dagger.action_bounds([(3, 1.0)], 3, "--action_max", math.inf)
+    with pytest.raises(SystemExit, match="each bounded once"):
+        train_dagger.action_bounds([(1, 0.0), (1, 0.5)], 3, "--action_min", -math.inf)
+    with pytest.raises(SystemExit):
+        train_dagger.main(["--task", lfi.IK_TASK_IDS["soft"], "--action_min", "2:0.001"])
+    assert "'2:0.001' is not COLUMN=VALUE" in capsys.readouterr().err
 
 
 def test_plot_dagger_rounds_refuses_a_folder_that_is_not_a_run(tmp_path, capsys):

@@ -25,6 +25,7 @@ from isaaclab_contrib.managers import (
     TerminationManager,
     TerminationTermCfg,
 )
+from isaaclab_contrib.managers.observation_manager import flat_term_columns
 from isaaclab_contrib.utils.buffers import CircularBuffer
 from isaaclab_contrib.utils.configclass import configclass
 from isaaclab_contrib.utils.noise import (
@@ -250,6 +251,22 @@ def test_dict_group_and_concatenate_dim(env):
     assert obs["last"].shape == (N, 2, 6) and manager.group_obs_dim["last"] == (2, 6)
     with pytest.raises(ValueError, match="no observation group 'nope'"):
         manager.compute_group("nope")
+    with pytest.raises(ValueError, match="no observation group 'nope'"):
+        manager.term_columns("nope")
+    with pytest.raises(ValueError, match=r"group 'images' is not one row of columns .* term shapes \[\(2, 3\)"):
+        manager.term_columns("images")  # concatenated, but the terms' values are not contiguous columns
+
+
+def test_flat_term_columns_lays_terms_end_to_end_and_refuses_mismatched_lists():
+    assert flat_term_columns(["a", "points", "b"], [(1,), (3, 2), (3,)]) == {
+        "a": range(0, 1),
+        "points": range(1, 7),
+        "b": range(7, 10),
+    }
+    assert flat_term_columns([], []) == {}
+    for names, dims in ((["a"], [(1,), (2,)]), (["a", "a"], [(1,), (2,)])):
+        with pytest.raises(ValueError, match="one each, names unique"):
+            flat_term_columns(names, dims)
 
 
 def test_term_pipeline_order_is_modifiers_noise_clip_scale(env):
@@ -343,6 +360,9 @@ def test_history_shapes_and_contents_after_steps(env):
     manager = ObservationManager({"hist": HistCfg(), "stack": StackCfg()}, env)
     assert manager.group_obs_term_dim == {"hist": [(3,), (6,)], "stack": [(2, 1)]}
     assert manager.group_obs_dim["hist"] == (9,)
+    assert manager.term_columns("hist") == {"value": range(0, 3), "width": range(3, 9)}  # history included
+    with pytest.raises(ValueError, match=r"group 'stack' is not one row of columns \(concatenate_terms=False"):
+        manager.term_columns("stack")
 
     def expected(steps_per_env):
         return torch.tensor([[10.0 * e + s for s in steps] for e, steps in enumerate(steps_per_env)])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,10 +29,28 @@ from isaaclab_contrib.utils.noise import NoiseCfg, NoiseModel, NoiseModelCfg, ch
 from .manager_base import ManagerBase, ManagerTermBase, check_finite_number, check_params, term_fields
 from .manager_term_cfg import OBSERVATION_GROUP_SETTINGS, ObservationGroupCfg, ObservationTermCfg
 
-__all__ = ["ObservationManager"]
+__all__ = ["ObservationManager", "flat_term_columns"]
 
 
 Modifier = tuple[Callable[..., torch.Tensor], dict[str, Any]]
+
+
+def flat_term_columns(term_names: Sequence[str], term_dims: Sequence[Sequence[int]]) -> dict[str, range]:
+    """The columns of each term in a row of terms laid end to end, each as many columns as its shape holds values
+    (``term_dims``: the shapes without the env dimension, as ``group_obs_term_dim`` gives them).
+
+    Raises:
+        ValueError: The names and the shapes differ in number, or a name is repeated.
+    """
+    names = list(term_names)
+    if len(names) != len(term_dims) or len(set(names)) != len(names):
+        raise ValueError(f"flat_term_columns: {len(term_dims)} shapes for the terms {names} (one each, names unique)")
+    columns, start = {}, 0
+    for name, dims in zip(names, term_dims, strict=True):
+        width = math.prod(int(d) for d in dims)
+        columns[name] = range(start, start + width)
+        start += width
+    return columns
 
 
 class ObservationManager(ManagerBase):
@@ -91,6 +110,25 @@ class ObservationManager(ManagerBase):
     def group_obs_concatenate(self) -> dict[str, bool]:
         """Whether each group concatenates its terms."""
         return self._group_obs_concatenate
+
+    def term_columns(self, group_name: str) -> dict[str, range]:
+        """The columns each term fills in the concatenated row of *group_name* (``[num_envs, width]``, its terms
+        one-dimensional, history included).
+
+        Raises:
+            ValueError: No such group, a group returned as a dict, or one whose terms are not one-dimensional.
+        """
+        if group_name not in self._group_obs_term_names:
+            raise ValueError(
+                f"ObservationManager: no observation group {group_name!r} (groups: {list(self._group_obs_term_names)})"
+            )
+        dims = self._group_obs_term_dim[group_name]
+        if not self._group_obs_concatenate[group_name] or any(len(d) != 1 for d in dims):
+            raise ValueError(
+                f"ObservationManager: group {group_name!r} is not one row of columns (concatenate_terms="
+                f"{self._group_obs_concatenate[group_name]}, term shapes {dims})"
+            )
+        return flat_term_columns(self._group_obs_term_names[group_name], dims)
 
     # ------------------------------------------------------------------ operations
     def reset(self, env_ids: Sequence[int] | torch.Tensor | None = None) -> dict[str, float]:

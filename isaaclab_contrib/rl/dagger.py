@@ -89,6 +89,11 @@ class DaggerActor(torch.nn.Module):
             *offset_columns* observation is subtracted; the differences are appended to the MLP's inputs (default
             none). With an object's points: where they are from the hand, which the MLP would otherwise have to
             compute from two absolute positions to the millimetre.
+        action_min: Lowest value of each action column (``num_actions`` numbers, ``-inf`` for none; default: no
+            bound). :meth:`forward` clamps its output to the bounds; the fit (:func:`fit_actor`) fits
+            :meth:`unbounded`. A floor under an absolute target's height keeps an actor a few millimetres off its
+            labels from driving the hand through the table the object lies on.
+        action_max: Highest value of each action column (``inf`` for none; default: no bound).
     """
 
     def __init__(
@@ -98,6 +103,8 @@ class DaggerActor(torch.nn.Module):
         hidden_dims: Sequence[int] = (256, 128, 64),
         offset_columns: Sequence[int] = (),
         relative_columns: Sequence[int] = (),
+        action_min: Sequence[float] | None = None,
+        action_max: Sequence[float] | None = None,
     ):
         super().__init__()
         k, relative = len(offset_columns), list(relative_columns)
@@ -123,7 +130,17 @@ class DaggerActor(torch.nn.Module):
         for name, given in (("offset_columns", columns), ("relative_columns", relative)):
             if any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < num_obs for c in given):
                 raise ValueError(f"DaggerActor: {name} must be observation columns in [0, {num_obs}), got {given!r}")
+        low, high = (
+            _bounds(name, given, num_actions, sign)
+            for name, given, sign in (("action_min", action_min, -1.0), ("action_max", action_max, 1.0))
+        )
+        if bool((low > high).any()):
+            raise ValueError(
+                f"DaggerActor: action_min must not exceed action_max, got {low.tolist()} and {high.tolist()}"
+            )
         self.num_obs, self.num_actions = num_obs, num_actions
+        self.register_buffer("action_min", low)
+        self.register_buffer("action_max", high)
         self.register_buffer("obs_mean", torch.zeros(dims[0]))
         self.register_buffer("obs_std", torch.ones(dims[0]))
         self.register_buffer("offset_columns", torch.tensor(columns, dtype=torch.long))
@@ -137,12 +154,30 @@ class DaggerActor(torch.nn.Module):
         rel = obs[:, self.relative_columns].view(obs.shape[0], -1, k) - obs[:, self.offset_columns].unsqueeze(1)
         return torch.cat([obs, rel.reshape(obs.shape[0], -1)], dim=-1)
 
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+    def unbounded(self, obs: torch.Tensor) -> torch.Tensor:
+        """The action before the clamp to :attr:`action_min` / :attr:`action_max` (what :func:`fit_actor` fits)."""
         out = self.net((self.inputs(obs) - self.obs_mean) / self.obs_std)
         k = self.offset_columns.shape[0]
         if k == 0:
             return out
         return torch.cat([out[:, :k] + obs[:, self.offset_columns], out[:, k:]], dim=-1)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """The action for *obs* (``[envs, num_obs]``), within the action bounds."""
+        return torch.minimum(torch.maximum(self.unbounded(obs), self.action_min), self.action_max)
+
+
+def _bounds(name: str, given: Sequence[float] | None, width: int, sign: float) -> torch.Tensor:
+    """*given* as a float tensor of *width* values (``sign * inf`` everywhere when ``None``); refuses NaN, a wrong
+    length and values that are not numbers."""
+    if given is None:
+        return torch.full((width,), sign * math.inf)
+    values = list(given)
+    if len(values) != width or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
+        raise ValueError(f"DaggerActor: {name} must be {width} numbers (one per action column), got {given!r}")
+    if any(math.isnan(v) for v in values):
+        raise ValueError(f"DaggerActor: {name} must not hold NaN (use {sign * math.inf} for no bound), got {given!r}")
+    return torch.tensor(values, dtype=torch.float32)
 
 
 @dataclass
@@ -259,7 +294,9 @@ def fit_actor(
 ) -> float:
     """Fit *actor* to ``labels`` from ``obs`` (mean squared error) with *passes* shuffled passes over the pairs,
     from its current weights; first set its input standardization to the mean and standard deviation of its inputs
-    over *obs* (floored at 1e-6; :meth:`DaggerActor.inputs`). Returns the root-mean-square error over all pairs after the fit [the actions' units].
+    over *obs* (floored at 1e-6; :meth:`DaggerActor.inputs`). The fit is of :meth:`DaggerActor.unbounded`, so a
+    label beyond the actor's action bounds still pulls its output toward it. Returns the root-mean-square error of
+    :meth:`DaggerActor.unbounded` over all pairs after the fit [the actions' units].
 
     Raises:
         ValueError: No pairs, mismatched shapes (with each other or with the actor), non-finite values, or
@@ -289,11 +326,11 @@ def fit_actor(
     actor.train()
     for _ in range(passes):
         for batch in torch.randperm(len(obs), generator=generator).to(device).split(batch_size):
-            loss = torch.nn.functional.mse_loss(actor(obs[batch]), labels[batch])
+            loss = torch.nn.functional.mse_loss(actor.unbounded(obs[batch]), labels[batch])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
     actor.eval()
     with torch.no_grad():
-        squared = [(actor(o) - a).square() for o, a in zip(obs.split(8192), labels.split(8192), strict=True)]
+        squared = [(actor.unbounded(o) - a).square() for o, a in zip(obs.split(8192), labels.split(8192), strict=True)]
         return math.sqrt(float(torch.cat(squared).mean()))

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import torch
 
+from isaaclab_contrib.managers.observation_manager import flat_term_columns
+
 __all__ = ["fit_actor_to_demos", "load_demo_pairs", "term_noise", "warm_up_critic"]
 
 
@@ -200,10 +202,14 @@ def term_noise(
         KeyError: A term of *scales* is not in the group (the message lists the group's terms).
         ValueError: A scale is not a finite number >= 0, or the terms' columns do not add up to ``obs_dim``.
     """
-    widths = [math.prod(dims) for dims in term_dims]
-    if len(term_names) != len(widths) or sum(widths) != obs.shape[-1]:
+    try:
+        columns = flat_term_columns(term_names, term_dims)
+    except ValueError as err:
+        raise ValueError(f"term_noise: {err}: demos of another task?") from None
+    width = sum(len(c) for c in columns.values())
+    if width != obs.shape[-1]:
         raise ValueError(
-            f"term_noise: the terms {term_names} of shapes {term_dims} hold {sum(widths)} observations, the demos "
+            f"term_noise: the terms {term_names} of shapes {term_dims} hold {width} observations, the demos "
             f"{obs.shape[-1]}: demos of another task?"
         )
     unknown = sorted(set(scales) - set(term_names))
@@ -211,14 +217,11 @@ def term_noise(
         raise KeyError(f"term_noise: no observation term {unknown} in the policy group; its terms are {term_names}")
     noise = torch.zeros(obs.shape[-1])
     spread = obs.float().std(dim=0) if len(obs) > 1 else torch.zeros(obs.shape[-1])
-    start = 0
-    for name, width in zip(term_names, widths, strict=True):
-        if name in scales:
-            scale = scales[name]
-            if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale < 0:
-                raise ValueError(f"term_noise: the scale of {name!r} must be a finite number >= 0, got {scale!r}")
-            noise[start : start + width] = float(scale) * spread[start : start + width].cpu()
-        start += width
+    for name, scale in scales.items():
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale < 0:
+            raise ValueError(f"term_noise: the scale of {name!r} must be a finite number >= 0, got {scale!r}")
+        span = slice(columns[name].start, columns[name].stop)
+        noise[span] = float(scale) * spread[span].cpu()
     return noise
 
 
