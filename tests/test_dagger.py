@@ -10,6 +10,7 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -99,6 +100,8 @@ def test_action_bounds_clamp_what_the_actor_sends_but_not_what_it_fits():
     assert rmse < 0.05
     assert torch.allclose(actor.unbounded(obs), torch.tensor([[-2.0, 0.5]]), atol=0.1)
     assert torch.equal(actor(obs)[:, 0], torch.zeros(4))
+    numpy_and_torch = DaggerActor(3, 2, action_min=torch.tensor([0.0, -1.0]), action_max=np.array([1.0, np.inf]))
+    assert numpy_and_torch.action_min.tolist() == [0.0, -1.0] and numpy_and_torch.action_max.tolist() == [1.0, math.inf]
     unbounded = DaggerActor(3, 2, hidden_dims=(8,))
     assert torch.equal(unbounded.action_min, torch.full((2,), -math.inf))
     assert torch.equal(unbounded.action_max, torch.full((2,), math.inf))

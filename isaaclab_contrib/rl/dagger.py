@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -172,12 +173,12 @@ def _bounds(name: str, given: Sequence[float] | None, width: int, sign: float) -
     length and values that are not numbers."""
     if given is None:
         return torch.full((width,), sign * math.inf)
-    values = list(given)
-    if len(values) != width or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
+    values = given.detach().cpu().tolist() if isinstance(given, torch.Tensor) and given.ndim == 1 else list(given)
+    if len(values) != width or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in values):
         raise ValueError(f"DaggerActor: {name} must be {width} numbers (one per action column), got {given!r}")
     if any(math.isnan(v) for v in values):
         raise ValueError(f"DaggerActor: {name} must not hold NaN (use {sign * math.inf} for no bound), got {given!r}")
-    return torch.tensor(values, dtype=torch.float32)
+    return torch.tensor([float(v) for v in values], dtype=torch.float32)
 
 
 @dataclass
