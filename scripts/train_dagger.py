@@ -13,7 +13,9 @@ within 2 cm of the hand in the envs the actor drives (see ``lift_oracle``). ``--
 ``-IK-Abs-v0`` tasks) adds the hand's position to the actor's position target, so the MLP fits the step from the
 hand to the target, and ``--relative_term object_points`` gives it the object's points less the hand's position
 as inputs too (see ``DaggerActor``). ``--action_min 2=0.001`` keeps the actor's target at least 1 mm over the table
-(its output is clamped there; the fit is of the unclamped output).
+(its output is clamped there; the fit is of the unclamped output). ``--oracle MODULE:FUNCTION`` names another
+teacher than the task's oracle (``isaaclab_coupling_configs.lift_franka:incremental_cable_oracle``: the cable's
+oracle with its running sum in the last action, which the actor observes).
 
 Writes into a new folder ``<log_root>/<task>/<time>_seed<seed>/``: the tensorboard log (``Dagger/actor_return``,
 ``Dagger/actor_success``, ``Dagger/oracle_return``, ``Dagger/oracle_success``, ``Dagger/fit_rmse``,
@@ -36,7 +38,7 @@ import warp as wp
 from plot_dagger_rounds import plot_runs
 from rl_common import log_root_arg, make_env, oracle_for, seed_arg, task_id
 
-from isaaclab_contrib.envs import ManagerBasedRLEnvCfg, load_cfg_from_registry
+from isaaclab_contrib.envs import ManagerBasedRLEnvCfg, load_cfg_from_registry, resolve_entry_point
 from isaaclab_contrib.rl import create_run_dir
 from isaaclab_contrib.rl.dagger import (
     DaggerActor,
@@ -121,6 +123,21 @@ def action_bounds(pairs: list[tuple[int, float]], num_actions: int, flag: str, d
     return bounds
 
 
+def oracle_from(entry: str, env):
+    """The oracle ``--oracle MODULE:FUNCTION`` names, made for *env* (``FUNCTION(env) -> act``).
+
+    Raises:
+        SystemExit: The entry point does not resolve to a callable, or the function refuses the env.
+    """
+    try:
+        factory = resolve_entry_point(entry, "--oracle")
+        if not callable(factory):
+            raise ValueError(f"{entry!r} is a {type(factory).__name__}, not a function of the env")
+        return factory(env)
+    except (ImportError, ValueError) as err:
+        raise SystemExit(f"[train_dagger] --oracle {entry}: {err}") from None
+
+
 def save_progress(folder: Path, actor: torch.nn.Module, result: dict) -> None:
     """Write ``rounds.json`` and ``actor.pt`` as they stand after a round (each through a temporary file, so that
     a run stopped at any point leaves the last complete round's)."""
@@ -139,6 +156,13 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--rounds", type=positive_int, default=12)
     parser.add_argument("--seed", type=seed_arg, default=0)
     parser.add_argument("--expert_shares", "--expert-shares", type=shares_arg, default=[1.0, 0.5, 0.25])
+    parser.add_argument(
+        "--oracle",
+        default=None,
+        metavar="MODULE:FUNCTION",
+        help="the teacher, FUNCTION(env) -> act, instead of the task's oracle_entry_point (e.g. "
+        "isaaclab_coupling_configs.lift_franka:incremental_cable_oracle)",
+    )
     parser.add_argument("--hold", action="store_true", help="keep the oracle's plan near the hand (lift tasks)")
     parser.add_argument(
         "--offset_term",
@@ -191,7 +215,7 @@ def main(argv: list[str] | None = None) -> dict:
     draw = torch.Generator().manual_seed(args.seed)
     env = make_env(args.task, cfg).unwrapped
     try:
-        oracle = oracle_for(args.task, env)
+        oracle = oracle_for(args.task, env) if args.oracle is None else oracle_from(args.oracle, env)
         if oracle is None:
             raise SystemExit(f"[train_dagger] {args.task} has no oracle_entry_point: DAgger needs its scripted oracle")
         if args.hold and not oracle_accepts_hold(oracle):
