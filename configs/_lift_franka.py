@@ -382,7 +382,6 @@ def lift_oracle(
     offset_smoothing: float | None = None,
     joint_action_limit: float = 4.0,
     hold_radius: float = 0.02,
-    incremental: bool = False,
 ):
     """A scripted pick through the ``ik`` preset's math, with privileged state: over the grasp point, down, close,
     then carry the object's center to the command.
@@ -442,12 +441,6 @@ def lift_oracle(
             policy's, the actions are not clipped by the env (the runner's ``clip_actions`` is ``None``).
         hold_radius: Where a call passes ``hold`` (below), the greatest distance [m] kept between the commanded
             point and the tool center point in the envs it marks.
-        incremental: Only with the ``ik`` preset: the target position is the last action's plus *integral* times
-            the tracking error plus the commanded point's advance this step (*lead* unused; the last action is
-            the tool center point's position at an episode's first step). The running sum is then carried by the
-            last action, which the policy observes (the ``actions`` term), instead of by the oracle, so the
-            oracle's label for a state no longer depends on a sum over the steps before it
-            (``scripts/train_dagger.py --oracle``).
 
     Returns:
         ``act(obs, hold=None) -> actions``. *hold* (``[num_envs]`` bool, optional) marks envs whose commanded point
@@ -477,11 +470,6 @@ def lift_oracle(
         check_finite_number(min_height, "lift_oracle: min_height (a height or -inf)")
     term = env.action_manager.get_term("arm_action")
     ik_preset = isinstance(term, mdp.DifferentialInverseKinematicsAction)
-    if incremental and not ik_preset:
-        raise ValueError(
-            f"lift_oracle: incremental needs the ik action preset (its last action is a target position); the "
-            f"task's arm_action is a {type(term).__name__}"
-        )
     if ik_preset:
         ik = term
     else:
@@ -555,15 +543,11 @@ def lift_oracle(
         if peel_step is not None:
             rate = torch.where(carrying & (tcp[:, 2] < close_z + peel_height), peel_step, rate)
         rate = rate.unsqueeze(-1)
-        advance = move * (rate / torch.maximum(move.norm(dim=-1, keepdim=True), rate))
-        commanded.add_(advance)
+        commanded.add_(move * (rate / torch.maximum(move.norm(dim=-1, keepdim=True), rate)))
         error = commanded - tcp
         restart = start if arrive is None and lift_first == 0.0 else start | carry_start
         bias.copy_(torch.where(restart, torch.zeros_like(bias), (bias + integral * error).clamp(-0.15, 0.15)))
         target = commanded + lead * error + bias
-        if incremental:
-            last = torch.where(start, tcp, env.action_manager.action[:, :3])
-            target = last + integral * error + advance
         if math.isfinite(min_height):
             floor = min_height - floor_gain * (tcp[:, 2] - min_height).clamp(min=0.0)
             if align > 0.0:

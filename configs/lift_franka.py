@@ -65,7 +65,6 @@ __all__ = [
     "LiftSoftSceneCfg",
     "cable_oracle",
     "cloth_oracle",
-    "incremental_cable_oracle",
     "register_lift_tasks",
     "soft_oracle",
     "use_ik_actions",
@@ -356,37 +355,24 @@ def cloth_oracle(env: ManagerBasedRLEnv):
     )
 
 
-def cable_oracle(env: ManagerBasedRLEnv, incremental: bool = False):
+def cable_oracle(env: ManagerBasedRLEnv):
     """Close on the middle segment 3 mm under its axis once the hand is there, carry it to the command at 0.4 m/s.
 
     The tool center point must come within millimetres of the table (the capsule is 1 cm thick, the pads must
     reach under its equator) without passing under it, where ``ee_below_table`` ends the episode: the hand is eased
     onto a floor 1 mm over the table (``floor_gain``), held up while it lags sideways (``align``) and closes on
-    arrival (``arrive``).
-
-    With *incremental* (``ik`` preset only) the running sum of the tracking error (gain 0.5 per env step) is
-    carried by the last action, which the policy observes, instead of by the oracle (``lift_oracle``'s
-    ``incremental``): a teacher whose label for a state the policy can reproduce from its observations, for
-    DAgger. It brings fewer cables onto the command (14 of 16 on seed 0, full gravity, against 16 of 16).
-    """
+    arrival (``arrive``)."""
     return lift_oracle(
         env,
         _below(middle_segment, 0.003, env),
         middle_segment,
         speed=0.3,
-        integral=0.5 if incremental else 0.3,
         min_height=0.001,
         floor_gain=2.0,
         align=1.0,
         arrive=0.008,
         carry_speed=0.4,
-        incremental=incremental,
     )
-
-
-def incremental_cable_oracle(env: ManagerBasedRLEnv):
-    """``cable_oracle(env, incremental=True)``: the entry point ``scripts/train_dagger.py --oracle`` names."""
-    return cable_oracle(env, incremental=True)
 
 
 def register_lift_tasks(task_ids: dict[str, str], env_cfgs: dict[str, type], runner_cfg: type) -> None:

@@ -14,8 +14,7 @@ within 2 cm of the hand in the envs the actor drives (see ``lift_oracle``). ``--
 hand to the target, and ``--relative_term object_points`` gives it the object's points less the hand's position
 as inputs too (see ``DaggerActor``). ``--action_min 2=0.001`` keeps the actor's target at least 1 mm over the table
 (its output is clamped there; the fit is of the unclamped output). ``--oracle MODULE:FUNCTION`` names another
-teacher than the task's oracle (``isaaclab_coupling_configs.lift_franka:incremental_cable_oracle``: the cable's
-oracle with its running sum in the last action, which the actor observes).
+teacher than the task's ``oracle_entry_point`` (``FUNCTION(env)`` returning ``act(obs, hold=None)``).
 
 Writes into a new folder ``<log_root>/<task>/<time>_seed<seed>/``: the tensorboard log (``Dagger/actor_return``,
 ``Dagger/actor_success``, ``Dagger/oracle_return``, ``Dagger/oracle_success``, ``Dagger/fit_rmse``,
@@ -134,7 +133,7 @@ def oracle_from(entry: str, env):
         if not callable(factory):
             raise ValueError(f"{entry!r} is a {type(factory).__name__}, not a function of the env")
         return factory(env)
-    except (ImportError, ValueError) as err:
+    except (ImportError, TypeError, ValueError) as err:
         raise SystemExit(f"[train_dagger] --oracle {entry}: {err}") from None
 
 
@@ -160,8 +159,7 @@ def main(argv: list[str] | None = None) -> dict:
         "--oracle",
         default=None,
         metavar="MODULE:FUNCTION",
-        help="the teacher, FUNCTION(env) -> act, instead of the task's oracle_entry_point (e.g. "
-        "isaaclab_coupling_configs.lift_franka:incremental_cable_oracle)",
+        help="the teacher, FUNCTION(env) -> act, instead of the task's oracle_entry_point",
     )
     parser.add_argument("--hold", action="store_true", help="keep the oracle's plan near the hand (lift tasks)")
     parser.add_argument(

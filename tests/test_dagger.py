@@ -293,10 +293,8 @@ def test_train_dagger_refuses_bad_shares_a_direct_task_and_a_hold_or_command_the
         train_dagger.main([*soft, "--oracle", "nope:act"])
     with pytest.raises(SystemExit, match=r"lift_franka:CABLE_TASK_ID' is a str, not a function"):
         train_dagger.main([*soft, "--oracle", "isaaclab_coupling_configs.lift_franka:CABLE_TASK_ID"])
-    with pytest.raises(
-        SystemExit, match=r"--oracle .*:incremental_cable_oracle: lift_oracle: incremental needs the ik"
-    ):
-        train_dagger.main([*soft, "--oracle", "isaaclab_coupling_configs.lift_franka:incremental_cable_oracle"])
+    with pytest.raises(SystemExit, match=r"--oracle .*:use_ik_actions: .*it has no ik_gripper_close"):
+        train_dagger.main([*soft, "--oracle", "isaaclab_coupling_configs.lift_franka:use_ik_actions"])  # called
     with pytest.raises(SystemExit, match="the 'policy' observation group has no term 'tcp_position'"):
         train_dagger.main(["--task", lf.SOFT_TASK_ID, "--num_envs", "1", "--offset_term", "tcp_position"])
     assert not any(tmp_path.iterdir())  # refused before any log folder was made

@@ -156,40 +156,6 @@ def test_the_held_oracle_keeps_its_plan_near_the_hand_in_the_marked_envs_only():
         env.close()
 
 
-def test_the_incremental_oracle_carries_its_running_sum_in_the_last_action():
-    """Two oracles with the same history give, from the same state, labels that differ by exactly the difference of
-    the last actions they are shown: the sum over the past steps is in the observed last action, not in them."""
-    env = ManagerBasedRLEnv(_cfg(lfi.LiftSoftIkEnvCfg))
-    try:
-        a, b = (lift_oracle(env, lf.object_com, lf.object_com, incremental=True, integral=0.5) for _ in range(2))
-        obs, _ = env.reset()
-        for _ in range(10):
-            action = a(obs)
-            assert torch.equal(b(obs), action)  # the same history so far
-            obs, *_ = env.step(action)
-        delta = torch.tensor([[0.03, -0.02, 0.05], [-0.04, 0.01, -0.01]])
-        label_a = a(obs)
-        env.action_manager.action[:, :3] += delta  # another last action, the same state
-        label_b = b(obs)
-        assert torch.allclose(label_b[:, :3] - label_a[:, :3], delta, atol=1e-6)
-        assert torch.equal(label_b[:, 3:], label_a[:, 3:])
-    finally:
-        env.close()
-    joint = ManagerBasedRLEnv(_cfg(lf.LiftSoftEnvCfg))
-    try:
-        with pytest.raises(
-            ValueError, match=r"incremental needs the ik action preset .* arm_action is a RelativeJointPositionAction"
-        ):
-            lift_oracle(joint, lf.object_com, lf.object_com, incremental=True)
-    finally:
-        joint.close()
-
-
-@pytest.mark.slow  # 16 envs for a whole episode
-def test_the_incremental_cable_oracle_still_lifts_most_cables_onto_the_command():
-    assert _oracle_success(lf.LiftCableEnvCfg, lf.incremental_cable_oracle) >= 13 / 16  # 14 of 16 when written
-
-
 def test_register_lift_tasks_refuses_an_unknown_or_unconfigured_kind_before_registering_any():
     before = set(gym.registry)
     with pytest.raises(KeyError, match=r"kinds \['sofft'\] are not soft, cloth or cable"):
