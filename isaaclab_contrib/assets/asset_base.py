@@ -78,27 +78,6 @@ def resolve_names(
     return ids, [names[i] for i in ids]
 
 
-# ---------------------------------------------------------------------- quaternions (x, y, z, w), torch
-def quat_conjugate(q: torch.Tensor) -> torch.Tensor:
-    """Conjugate of quaternions ``[..., 4]`` in ``(x, y, z, w)`` order (the inverse of a unit quaternion)."""
-    return torch.cat([-q[..., :3], q[..., 3:]], dim=-1)
-
-
-def quat_mul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Hamilton product ``a * b`` of quaternions ``[..., 4]`` in ``(x, y, z, w)`` order."""
-    av, aw = a[..., :3], a[..., 3:]
-    bv, bw = b[..., :3], b[..., 3:]
-    vec = aw * bv + bw * av + torch.cross(av, bv, dim=-1)
-    return torch.cat([vec, aw * bw - (av * bv).sum(-1, keepdim=True)], dim=-1)
-
-
-def quat_rotate(q: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """Rotate vectors ``[..., 3]`` by unit quaternions ``[..., 4]`` in ``(x, y, z, w)`` order."""
-    qv, qw = q[..., :3], q[..., 3:]
-    t = 2.0 * torch.cross(qv, v, dim=-1)
-    return v + qw * t + torch.cross(qv, t, dim=-1)
-
-
 # ---------------------------------------------------------------------- per-env rows of a flat array
 class RowBlock:
     """The rows ``ids[e, k]`` (env *e*, element *k*) of a flat simulation array (``state.body_q``,

@@ -23,14 +23,13 @@ import numpy as np
 import torch
 import warp as wp
 
+from isaaclab_contrib.utils.math import quat_apply, quat_conjugate, quat_mul
+
 from .asset_base import (
     AssetBase,
     AssetDataBase,
     RowBlock,
     field,
-    quat_conjugate,
-    quat_mul,
-    quat_rotate,
     resolve_names,
     warp_of,
 )
@@ -264,12 +263,12 @@ class BodyAsset(AssetBase):
                 # body = X_p * X_j * inv(X_c)  =>  X_j = inv(X_p) * body * X_c
                 q_p_inv = quat_conjugate(x_p[:, 3:])
                 q_bc = quat_mul(pose[:, 3:], x_c[:, 3:])
-                p_bc = pose[:, :3] + quat_rotate(pose[:, 3:], x_c[:, :3])
-                coords = torch.cat([quat_rotate(q_p_inv, p_bc - x_p[:, :3]), quat_mul(q_p_inv, q_bc)], dim=-1)
+                p_bc = pose[:, :3] + quat_apply(pose[:, 3:], x_c[:, :3])
+                coords = torch.cat([quat_apply(q_p_inv, p_bc - x_p[:, :3]), quat_mul(q_p_inv, q_bc)], dim=-1)
                 self._root_coords.scatter(self._joint_q, env, coords)
             if velocity is not None:
                 q_p_inv = quat_conjugate(x_p[:, 3:])
-                dofs = torch.cat([quat_rotate(q_p_inv, velocity[:, :3]), quat_rotate(q_p_inv, velocity[:, 3:])], dim=-1)
+                dofs = torch.cat([quat_apply(q_p_inv, velocity[:, :3]), quat_apply(q_p_inv, velocity[:, 3:])], dim=-1)
                 self._root_dofs.scatter(self._joint_qd, env, dofs)
         self.data.invalidate()
 
