@@ -32,7 +32,8 @@ def plot_runs(results: list[dict], output: Path, title: str) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    legend_height = 0.45 + 0.2 * len(results)  # [inch] under the axes, one line per run
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6 + legend_height))
     for i, result in enumerate(results):
         rows, color = result["rounds"], f"C{i}"
         rounds = [row["round"] for row in rows]
@@ -42,6 +43,12 @@ def plot_runs(results: list[dict], output: Path, title: str) -> Path:
             extras.append(f"offset {settings['offset_term']}")
         if settings.get("relative_term"):
             extras.append(f"relative {', '.join(settings['relative_term'])}")
+        for flag in ("action_min", "action_max"):
+            extras += [f"{flag} {column}={value:g}" for column, value in settings.get(flag) or []]
+        if settings.get("expert_shares", [1.0, 0.5, 0.25]) != [1.0, 0.5, 0.25]:
+            extras.append(f"expert shares {','.join(f'{v:g}' for v in settings['expert_shares'])}")
+        if settings.get("oracle"):
+            extras.append(f"oracle {settings['oracle'].rpartition(':')[2]}")
         label = result["task"].replace("Isaac-Lift-", "").replace("-Franka-IK-Abs-v0", "")
         label += f" ({', '.join(extras)})" if extras else " (plain labels)"
         for ax, key, scale in ((axes[0], "success", 100.0), (axes[1], "return", 1.0)):
@@ -53,9 +60,10 @@ def plot_runs(results: list[dict], output: Path, title: str) -> Path:
     axes[1].set(xlabel="DAgger round", ylabel="actor's mean episode return")
     for ax in axes:
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8, title="solid: actor; dashed: oracle", title_fontsize=8)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", fontsize=8, title="solid: actor; dashed: oracle", title_fontsize=8)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0.0, legend_height / fig.get_figheight(), 1.0, 1.0))
     output.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(output, dpi=100)
     plt.close(fig)
