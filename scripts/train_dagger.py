@@ -68,10 +68,13 @@ def term_columns(env, group: str, term: str) -> list[int]:
     slice of the term's own columns (``actions[0:3]``: the position part of the last action).
 
     Raises:
-        SystemExit: The group has no such term, or the slice is malformed or empty.
+        SystemExit: No such group (or not one row of columns), no such term, or the slice is malformed or empty.
     """
     name, _, rest = term.partition("[")
-    spans = env.observation_manager.term_columns(group)
+    try:
+        spans = env.observation_manager.term_columns(group)
+    except ValueError as err:
+        raise SystemExit(f"[train_dagger] {err}") from None
     if name not in spans:
         raise SystemExit(f"[train_dagger] the {group!r} observation group has no term {name!r} (it has {list(spans)})")
     columns = list(spans[name])

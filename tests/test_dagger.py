@@ -342,5 +342,7 @@ def test_term_columns_names_a_term_or_a_slice_of_it():
         ):
             with pytest.raises(SystemExit, match=match):
                 train_dagger.term_columns(env, "policy", bad)
+        with pytest.raises(SystemExit, match="no observation group 'critic'"):
+            train_dagger.term_columns(env, "critic", "actions")
     finally:
         env.close()
