@@ -56,12 +56,13 @@ def success_metrics(env, command_name: str, where: str = "success_metrics") -> d
         ValueError: *env* has no such command term, or the term logs no ``success`` metric.
     """
     commands = env.command_manager
-    if command_name not in commands.active_terms or "success" not in commands.get_term(command_name).metrics:
+    metrics = commands.get_term(command_name).metrics if command_name in commands.active_terms else {}
+    if "success" not in metrics:
         raise ValueError(
             f"{where}: the env has no command term {command_name!r} with a success metric (its command terms: "
             f"{commands.active_terms})"
         )
-    return commands.get_term(command_name).metrics
+    return metrics
 
 
 def oracle_accepts_hold(oracle: Callable) -> bool:
