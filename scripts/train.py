@@ -92,7 +92,7 @@ from rl_common import (
 
 from isaaclab_contrib.rl import RslRlVecEnvWrapper, create_run_dir, evaluate_policy
 from isaaclab_contrib.rl.runs import CheckpointError, find_checkpoint, load_checkpoint
-from isaaclab_contrib.utils.cli import nonnegative_int, positive_int
+from isaaclab_contrib.utils.cli import key_and_number, nonnegative_int, positive_int
 
 REFERENCE_STYLES = {"random": ("gray", "--"), "oracle": ("black", "-."), "trained": ("green", ":")}
 """Color and line style of each evaluated policy's horizontal line in the learning-curve plots."""
@@ -269,12 +269,8 @@ def main(argv: list[str] | None = None) -> dict:
 
 def _term_scale(text: str) -> tuple[str, float]:
     """``TERM=SCALE`` of ``--demo_obs_noise``: an observation term's name and a finite scale >= 0."""
-    name, sep, value = text.partition("=")
-    try:
-        scale = float(value)
-    except ValueError:
-        scale = math.nan
-    if not sep or not name or not math.isfinite(scale) or scale < 0.0:
+    name, scale = key_and_number(text) or ("", math.nan)
+    if not name or not math.isfinite(scale) or scale < 0.0:
         raise argparse.ArgumentTypeError(f"expected TERM=SCALE with a finite SCALE >= 0, got {text!r}")
     return name, scale
 

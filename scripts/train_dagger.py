@@ -47,7 +47,13 @@ from isaaclab_contrib.rl.dagger import (
     oracle_accepts_hold,
     success_metrics,
 )
-from isaaclab_contrib.utils.cli import add_device_option, add_num_envs_option, positive_float, positive_int
+from isaaclab_contrib.utils.cli import (
+    add_device_option,
+    add_num_envs_option,
+    key_and_number,
+    positive_float,
+    positive_int,
+)
 
 SERIES = ("actor_return", "actor_success", "oracle_return", "oracle_success", "fit_rmse", "pairs")
 
@@ -94,14 +100,14 @@ def term_columns(env, group: str, term: str) -> list[int]:
 
 def bounds_arg(text: str) -> tuple[int, float]:
     """argparse type: ``COLUMN=VALUE``, an action column and a bound on it."""
-    column, sep, value = text.partition("=")
+    key, value = key_and_number(text) or ("", math.nan)
     try:
-        parsed = (int(column), float(value))
+        column = int(key)
     except ValueError:
-        parsed = None
-    if not sep or parsed is None or parsed[0] < 0 or math.isnan(parsed[1]):
+        column = -1
+    if column < 0 or math.isnan(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not COLUMN=VALUE (a column >= 0 and a number)")
-    return parsed
+    return column, value
 
 
 def action_bounds(pairs: list[tuple[int, float]], num_actions: int, flag: str, default: float) -> list[float] | None:

@@ -5,10 +5,11 @@ path below a regular file can never be created)."""
 from __future__ import annotations
 
 import argparse
+import math
 
 import pytest
 
-from isaaclab_contrib.utils.cli import MAX_PIXELS, even_pixels, writable_dir
+from isaaclab_contrib.utils.cli import MAX_PIXELS, even_pixels, key_and_number, writable_dir
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -95,3 +96,14 @@ def test_the_main_job_refuses_bad_video_sizes_and_outputs_before_building_anythi
         run.main([*args, "--frames", "1"])
     assert info.value.code == 2 and re.search(expected, capsys.readouterr().err)
     assert NewtonManager._current_session() is None and sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
+
+
+def test_key_and_number_splits_at_the_first_equals_sign_and_leaves_the_checks_to_the_caller():
+    assert key_and_number("actions=2.5") == ("actions", 2.5)
+    assert key_and_number("2=-inf") == ("2", -math.inf)
+    assert key_and_number("=1") == ("", 1.0)
+    assert key_and_number("a=b=1") is None  # the number is everything after the first "="
+    key, value = key_and_number("x=nan")
+    assert key == "x" and math.isnan(value)
+    for text in ("actions", "actions=", "actions=two", ""):
+        assert key_and_number(text) is None

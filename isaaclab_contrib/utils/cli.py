@@ -20,6 +20,7 @@ __all__ = [
     "add_scene_option",
     "device_alias",
     "even_pixels",
+    "key_and_number",
     "nonnegative_int",
     "positive_float",
     "positive_int",
@@ -59,6 +60,16 @@ def positive_float(text: str) -> float:
     if not math.isfinite(value) or value <= 0.0:
         raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
     return value
+
+
+def key_and_number(text: str) -> tuple[str, float] | None:
+    """``KEY=NUMBER`` split into the key (as written, possibly empty) and the number (``inf`` and ``nan`` parse);
+    ``None`` without an ``=`` or when the number does not parse. The caller checks both parts."""
+    key, sep, value = text.partition("=")
+    try:
+        return (key, float(value)) if sep else None
+    except ValueError:
+        return None
 
 
 def even_pixels(text: str) -> int:
