@@ -52,6 +52,7 @@ from ._lift_franka import (
     robot_reset_events,
 )
 from ._lift_franka_scenes import CABLE_SEGMENTS, LiftCableSceneCfg, LiftClothSceneCfg, LiftSoftSceneCfg
+from ._lift_state_oracle import state_lift_oracle
 
 __all__ = [
     "CABLE_TASK_ID",
@@ -64,6 +65,7 @@ __all__ = [
     "LiftSoftEnvCfg",
     "LiftSoftSceneCfg",
     "cable_oracle",
+    "cable_state_oracle",
     "cloth_oracle",
     "register_lift_tasks",
     "soft_oracle",
@@ -373,6 +375,16 @@ def cable_oracle(env: ManagerBasedRLEnv):
         arrive=0.008,
         carry_speed=0.4,
     )
+
+
+def cable_state_oracle(env: ManagerBasedRLEnv):
+    """The cable's pick by :func:`~._lift_state_oracle.state_lift_oracle`, a teacher for ``train_dagger.py``
+    (``--oracle isaaclab_coupling_configs.lift_franka:cable_state_oracle``, the ``-IK-Abs-v0`` task only).
+
+    Same grasp as :func:`cable_oracle` (the middle segment, 3 mm under its axis, read at every step), but no
+    clock and no running sum: what it sends is a function of what the policy observes, which an actor fitted to
+    :func:`cable_oracle` could not match closely enough to close on the cable."""
+    return state_lift_oracle(env, _below(middle_segment, 0.003, env), middle_segment)
 
 
 def register_lift_tasks(task_ids: dict[str, str], env_cfgs: dict[str, type], runner_cfg: type) -> None:
