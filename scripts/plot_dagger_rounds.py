@@ -25,6 +25,29 @@ def _mean(values: list[float]) -> float:
     return sum(finite) / len(finite) if finite else math.nan
 
 
+def run_label(result: dict, with_seed: bool = False) -> str:
+    """The legend's name of a run (``rounds.json`` contents): the task, then its settings other than the defaults
+    (and its seed, with *with_seed*)."""
+    settings = result.get("settings", {})
+    extras = ["hold"] if settings.get("hold") else []
+    if settings.get("offset_term"):
+        extras.append(f"offset {settings['offset_term']}")
+    if settings.get("relative_term"):
+        extras.append(f"relative {', '.join(settings['relative_term'])}")
+    for flag in ("action_min", "action_max"):
+        extras += [f"{flag} {column}={value:g}" for column, value in settings.get(flag) or []]
+    if settings.get("expert_shares", [1.0, 0.5, 0.25]) != [1.0, 0.5, 0.25]:
+        extras.append(f"expert shares {','.join(f'{v:g}' for v in settings['expert_shares'])}")
+    if settings.get("passes", 40) != 40:
+        extras.append(f"{settings['passes']} passes")
+    if settings.get("oracle"):
+        extras.append(f"oracle {settings['oracle'].rpartition(':')[2]}")
+    if with_seed and settings.get("seed") is not None:
+        extras.append(f"seed {settings['seed']}")
+    label = result["task"].replace("Isaac-Lift-", "").replace("-Franka-IK-Abs-v0", "")
+    return label + (f" ({', '.join(extras)})" if extras else " (plain labels)")
+
+
 def plot_runs(results: list[dict], output: Path, title: str) -> Path:
     """Draw *results* (``rounds.json`` contents) into *output* (PNG); returns *output*."""
     import matplotlib
@@ -34,23 +57,11 @@ def plot_runs(results: list[dict], output: Path, title: str) -> Path:
 
     legend_height = 0.45 + 0.2 * len(results)  # [inch] under the axes, one line per run
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.6 + legend_height))
+    seeds = {result.get("settings", {}).get("seed") for result in results}
     for i, result in enumerate(results):
         rows, color = result["rounds"], f"C{i}"
         rounds = [row["round"] for row in rows]
-        settings = result.get("settings", {})
-        extras = ["hold"] if settings.get("hold") else []
-        if settings.get("offset_term"):
-            extras.append(f"offset {settings['offset_term']}")
-        if settings.get("relative_term"):
-            extras.append(f"relative {', '.join(settings['relative_term'])}")
-        for flag in ("action_min", "action_max"):
-            extras += [f"{flag} {column}={value:g}" for column, value in settings.get(flag) or []]
-        if settings.get("expert_shares", [1.0, 0.5, 0.25]) != [1.0, 0.5, 0.25]:
-            extras.append(f"expert shares {','.join(f'{v:g}' for v in settings['expert_shares'])}")
-        if settings.get("oracle"):
-            extras.append(f"oracle {settings['oracle'].rpartition(':')[2]}")
-        label = result["task"].replace("Isaac-Lift-", "").replace("-Franka-IK-Abs-v0", "")
-        label += f" ({', '.join(extras)})" if extras else " (plain labels)"
+        label = run_label(result, with_seed=len(seeds) > 1)
         for ax, key, scale in ((axes[0], "success", 100.0), (axes[1], "return", 1.0)):
             ax.plot(rounds, [row[f"actor_{key}"] * scale for row in rows], "o-", ms=3, color=color, label=label)
             oracle = _mean([row[f"oracle_{key}"] for row in rows])

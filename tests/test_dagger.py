@@ -326,6 +326,20 @@ def test_plot_dagger_rounds_refuses_a_folder_that_is_not_a_run(tmp_path, capsys)
     assert not (tmp_path / "x.png").exists()
 
 
+def test_plot_dagger_rounds_names_a_runs_settings_other_than_the_defaults():
+    task = "Isaac-Lift-Cable-Franka-IK-Abs-v0"
+    plain = {"task": task, "settings": {"seed": 0, "passes": 40, "expert_shares": [1.0, 0.5, 0.25], "hold": False}}
+    assert plot_dagger_rounds.run_label(plain) == "Cable (plain labels)"
+    assert plot_dagger_rounds.run_label(plain, with_seed=True) == "Cable (seed 0)"
+    taught = {
+        "task": task,
+        "settings": {"seed": 1, "passes": 80, "oracle": "isaaclab_coupling_configs.lift_franka:cable_state_oracle"},
+    }
+    assert plot_dagger_rounds.run_label(taught) == "Cable (80 passes, oracle cable_state_oracle)"
+    assert plot_dagger_rounds.run_label(taught, with_seed=True).endswith("oracle cable_state_oracle, seed 1)")
+    assert plot_dagger_rounds.run_label({"task": task}) == "Cable (plain labels)"  # a log from before the settings
+
+
 def test_term_columns_names_a_term_or_a_slice_of_it():
     env = _beam_env(4)
     try:
