@@ -362,6 +362,32 @@ TURN_STEPS = 20
 """Env steps over which the oracle turns the hand from its start orientation to pointing down [count]."""
 
 
+def check_options(where: str, checks: list[tuple[str, Any, str]]) -> None:
+    """Check an oracle's options: each ``(name, value, bound)`` a finite real number, ``> 0``, ``>= 0`` or (any
+    other *bound*) of any sign.
+
+    Raises:
+        TypeError: A value is not a real number (named ``"{where}: {name}"``).
+        ValueError: A value is not finite or breaks its bound.
+    """
+    for name, value, bound in checks:
+        value = check_finite_number(value, f"{where}: {name}")
+        if (bound == ">= 0" and value < 0.0) or (bound == "> 0" and value <= 0.0):
+            raise ValueError(f"{where}: {name} must be finite and {bound}, got {value!r}")
+
+
+def hand_down(env: ManagerBasedRLEnv, yaw: float) -> torch.Tensor:
+    """``[num_envs, 4]``: the IK frame pointing down (:data:`DOWN`) turned by *yaw* [rad] about the vertical."""
+    turn_z = torch.tensor([0.0, 0.0, math.sin(0.5 * yaw), math.cos(0.5 * yaw)], device=env.device)
+    return quat_mul(torch.tensor(DOWN, device=env.device), turn_z).expand(env.num_envs, 4)
+
+
+def in_base_frame(robot: Any, points_w: torch.Tensor) -> torch.Tensor:
+    """World points ``[num_envs, 3]`` in *robot*'s root (base) frame [m], the frame of the ``ik`` preset's targets."""
+    root_pos, root_quat = robot.data.root_pos_w.torch, robot.data.root_quat_w.torch
+    return quat_apply(quat_conjugate(root_quat), points_w - root_pos)
+
+
 def lift_oracle(
     env: ManagerBasedRLEnv,
     grasp_point: Any,
@@ -458,10 +484,7 @@ def lift_oracle(
         for name, value in (("arrive", arrive), ("carry_speed", carry_speed), ("peel_speed", peel_speed))
         if value is not None
     ]
-    for name, value, bound in checks:
-        value = check_finite_number(value, f"lift_oracle: {name}")
-        if (bound == ">= 0" and value < 0.0) or (bound == "> 0" and value <= 0.0):
-            raise ValueError(f"lift_oracle: {name} must be finite and {bound}, got {value!r}")
+    check_options("lift_oracle", checks)
     if offset_smoothing is not None:
         value = check_finite_number(offset_smoothing, "lift_oracle: offset_smoothing")
         if not 0.0 < value <= 1.0:
@@ -480,8 +503,7 @@ def lift_oracle(
     if isinstance(gripper, mdp.BinaryJointPositionAction):
         close_to = float(gripper._close[0])
     robot = env.scene["robot"]
-    turn_z = torch.tensor([0.0, 0.0, math.sin(0.5 * yaw), math.cos(0.5 * yaw)], device=env.device)
-    down = quat_mul(torch.tensor(DOWN, device=env.device), turn_z).expand(env.num_envs, 4)
+    down = hand_down(env, yaw)
     tcp_id = robot.find_bodies("panda_hand_tcp")[0][0]
     grasp = torch.zeros(env.num_envs, 3, device=env.device)
     commanded = torch.zeros(env.num_envs, 3, device=env.device)
@@ -494,13 +516,9 @@ def lift_oracle(
     carry_step = (speed if carry_speed is None else carry_speed) * env.step_dt
     peel_step = None if peel_speed is None else peel_speed * env.step_dt
 
-    def to_base(points_w: torch.Tensor) -> torch.Tensor:
-        root_pos, root_quat = robot.data.root_pos_w.torch, robot.data.root_quat_w.torch
-        return quat_apply(quat_conjugate(root_quat), points_w - root_pos)
-
     def act(_obs, hold: torch.Tensor | None = None) -> torch.Tensor:
         t = env.episode_length_buf
-        tcp = to_base(robot.data.body_pos_w.torch[:, tcp_id])
+        tcp = in_base_frame(robot, robot.data.body_pos_w.torch[:, tcp_id])
         start = (t == 0).unsqueeze(-1)
         if hold is not None:
             if not isinstance(hold, torch.Tensor) or hold.shape != (env.num_envs,) or hold.dtype != torch.bool:
@@ -511,7 +529,7 @@ def lift_oracle(
             gap = commanded - tcp
             held = tcp + gap * (hold_radius / gap.norm(dim=-1, keepdim=True).clamp(min=hold_radius))
             commanded.copy_(torch.where(hold.to(env.device).unsqueeze(-1), held, commanded))
-        grasp.copy_(torch.where(start, to_base(grasp_point(env)), grasp))
+        grasp.copy_(torch.where(start, in_base_frame(robot, grasp_point(env)), grasp))
         commanded.copy_(torch.where(start, tcp, commanded))
         _, quat = ik._ee_pose_b()
         start_quat.copy_(torch.where(start, quat * torch.sign((quat * down).sum(-1, keepdim=True)), start_quat))
@@ -527,7 +545,10 @@ def lift_oracle(
         carrying = t >= close_at + 15
         carry_start = (t == close_at + 15).unsqueeze(-1)
         close_z.copy_(torch.where(t == close_at, tcp[:, 2], close_z))
-        command, center = env.command_manager.get_command("object_pose")[:, :3], to_base(object_center(env))
+        command, center = (
+            env.command_manager.get_command("object_pose")[:, :3],
+            in_base_frame(robot, object_center(env)),
+        )
         if offset_smoothing is None:
             carry = command + tcp - center
         else:

@@ -15,17 +15,15 @@ sends the same action with an error, the preset's damping shrinks that error's e
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import torch
 
 from isaaclab_contrib.envs import ManagerBasedRLEnv, mdp
 from isaaclab_contrib.envs.mdp.ik_action import _axis_angle_from_quat, _quat_from_axis_angle
-from isaaclab_contrib.managers.manager_base import check_finite_number
-from isaaclab_contrib.utils.math import quat_apply, quat_conjugate, quat_mul
+from isaaclab_contrib.utils.math import quat_conjugate, quat_mul
 
-from ._lift_franka import DOWN
+from ._lift_franka import check_options, hand_down, in_base_frame
 
 __all__ = ["state_lift_oracle", "undamped_pose_error"]
 
@@ -119,11 +117,9 @@ def state_lift_oracle(
     positive = {"reach": reach, "carry_reach": carry_reach, "turn": turn, "damping": damping, "arrive": arrive}
     positive |= {"carry_below": carry_below, "settle": settle}
     non_negative = {"peel": peel, "peel_gain": peel_gain, "align": align}
-    for name, value in {**positive, **non_negative, "min_height": min_height, "yaw": yaw}.items():
-        value = check_finite_number(value, f"state_lift_oracle: {name}")
-        if (name in positive and value <= 0.0) or (name in non_negative and value < 0.0):
-            bound = "> 0" if name in positive else ">= 0"
-            raise ValueError(f"state_lift_oracle: {name} must be finite and {bound}, got {value!r}")
+    checks = [(name, value, "> 0") for name, value in positive.items()]
+    checks += [(name, value, ">= 0") for name, value in non_negative.items()]
+    check_options("state_lift_oracle", [*checks, ("min_height", min_height, "any"), ("yaw", yaw, "any")])
     ik = env.action_manager.get_term("arm_action")
     controller = getattr(getattr(ik, "cfg", None), "controller", None)
     if (
@@ -141,16 +137,11 @@ def state_lift_oracle(
     robot = env.scene["robot"]
     tcp_id = robot.find_bodies("panda_hand_tcp")[0][0]
     fingers = robot.find_joints("panda_finger_joint.*")[0]
-    turn_z = torch.tensor([0.0, 0.0, math.sin(0.5 * yaw), math.cos(0.5 * yaw)], device=env.device)
-    down = quat_mul(torch.tensor(DOWN, device=env.device), turn_z).expand(env.num_envs, 4)
-
-    def to_base(points_w: torch.Tensor) -> torch.Tensor:
-        root_pos, root_quat = robot.data.root_pos_w.torch, robot.data.root_quat_w.torch
-        return quat_apply(quat_conjugate(root_quat), points_w - root_pos)
+    down = hand_down(env, yaw)
 
     def act(_obs, hold: torch.Tensor | None = None) -> torch.Tensor:
-        tcp = to_base(robot.data.body_pos_w.torch[:, tcp_id])
-        grasp, center = to_base(grasp_point(env)), to_base(object_center(env))
+        tcp = in_base_frame(robot, robot.data.body_pos_w.torch[:, tcp_id])
+        grasp, center = in_base_frame(robot, grasp_point(env)), in_base_frame(robot, object_center(env))
         command = env.command_manager.get_command("object_pose")[:, :3]
         opening = robot.data.joint_pos.torch[:, fingers].mean(dim=-1)
         still = robot.data.joint_vel.torch[:, fingers].abs().amax(dim=-1) < settle
